@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* CPUs without a port: no features, cache sizes unknown (defaults apply). */
+#include "internal.h"
+
+uint32_t fm_arch_features(void)
+{
+	return 0;
+}
+
+void fm_arch_cache_info(struct fm_cache_info *ci)
+{
+	*ci = (struct fm_cache_info){ .line = 64 };
+}
+
+const char *fm_arch_notes(void)
+{
+	return "";
+}

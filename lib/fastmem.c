@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public entry points.  fm_memcpy & co. are GNU ifuncs: their resolvers
+ * run once, pick an index in the registry (fm_choose) and return the
+ * variant's address.  Everything a resolver touches is RESOLVER-SAFE (see
+ * internal.h).
+ */
+#include "config.h"
+
+#include "internal.h"
+
+#if defined(__powerpc64__)
+#define RESOLVER_ARGS unsigned long hwcap
+#define RESOLVER_USE (void)hwcap
+#else
+#define RESOLVER_ARGS void
+#define RESOLVER_USE
+#endif
+
+typedef void *memcpy_type(void *restrict, const void *restrict, size_t);
+typedef void copy_page_type(void *restrict, const void *restrict);
+
+#define RESOLVER(name, type, op)                                               \
+	static type *resolve_##name(RESOLVER_ARGS)                             \
+	{                                                                      \
+		RESOLVER_USE;                                                  \
+		return (type *)fm_variant_fn(op, fm_choose(op).index);         \
+	}
+
+RESOLVER(memcpy, memcpy_type, FM_OP_MEMCPY)
+RESOLVER(memmove, copy_fn, FM_OP_MEMMOVE)
+RESOLVER(memset, set_fn, FM_OP_MEMSET)
+RESOLVER(copy_page, copy_page_type, FM_OP_COPY_PAGE)
+RESOLVER(clear_pages, clear_pages_fn, FM_OP_CLEAR_PAGE)
+
+void *fm_memcpy(void *restrict dst, const void *restrict src, size_t n)
+	__attribute__((ifunc("resolve_memcpy")));
+void *fm_memmove(void *dst, const void *src, size_t n)
+	__attribute__((ifunc("resolve_memmove")));
+void *fm_memset(void *dst, int c, size_t n)
+	__attribute__((ifunc("resolve_memset")));
+/* Page-aligned only: the public page calls check alignment first. */
+static void copy_page_aligned(void *restrict dst, const void *restrict src)
+	__attribute__((ifunc("resolve_copy_page")));
+static void clear_pages_aligned(void *page, size_t npages)
+	__attribute__((ifunc("resolve_clear_pages")));
+
+#define PAGE_MASK ((uintptr_t)FM_PAGE_SIZE - 1)
+
+void fm_copy_page(void *restrict dst, const void *restrict src)
+{
+	if (FM_UNLIKELY(((uintptr_t)dst | (uintptr_t)src) & PAGE_MASK))
+		fm_memcpy(dst, src, FM_PAGE_SIZE);
+	else
+		copy_page_aligned(dst, src);
+}
+
+void fm_clear_page(void *page)
+{
+	fm_clear_pages(page, 1);
+}
+
+void fm_clear_pages(void *page, size_t npages)
+{
+	if (FM_UNLIKELY((uintptr_t)page & PAGE_MASK))
+		fm_memset(page, 0, npages * FM_PAGE_SIZE);
+	else if (npages)
+		clear_pages_aligned(page, npages);
+}
+
+/* --- hints -------------------------------------------------------------- */
+
+/* Selected index + 1 per op, cached for the hint calls. */
+static int selected_cache[FM_OP_COUNT];
+
+static int selected_index(enum fm_op op)
+{
+	int i = __atomic_load_n(&selected_cache[op], __ATOMIC_RELAXED);
+
+	if (FM_UNLIKELY(!i)) {
+		i = fm_choose(op).index + 1;
+		__atomic_store_n(&selected_cache[op], i, __ATOMIC_RELAXED);
+	}
+	return i - 1;
+}
+
+static size_t hint_threshold(enum fm_hint hint)
+{
+	return hint == FM_HINT_NONTEMPORAL ? FM_NT_MIN : SIZE_MAX;
+}
+
+void *fm_memcpy_hint(void *restrict dst, const void *restrict src, size_t n,
+		     enum fm_hint hint)
+{
+	copy_policy_fn *policy;
+
+	if (hint != FM_HINT_AUTO) {
+		policy = fm_copy_policy(selected_index(FM_OP_MEMCPY));
+		if (policy)
+			return policy(dst, src, n, hint_threshold(hint));
+	}
+	return fm_memcpy(dst, src, n);
+}
+
+void *fm_memset_hint(void *dst, int c, size_t n, enum fm_hint hint)
+{
+	set_policy_fn *policy;
+
+	if (hint != FM_HINT_AUTO) {
+		policy = fm_set_policy(selected_index(FM_OP_MEMSET));
+		if (policy)
+			return policy(dst, c, n, hint_threshold(hint));
+	}
+	return fm_memset(dst, c, n);
+}
+
+/* --- introspection ------------------------------------------------------ */
+
+const char *fm_selected(enum fm_op op)
+{
+	const struct fm_variant *list;
+
+	if ((unsigned)op >= FM_OP_COUNT)
+		return 0;
+	fm_variants(op, &list);
+	return list[fm_choose(op).index].name;
+}
+
+static char reason_text[FM_OP_COUNT][FM_PATH_MAX + 32];
+
+const char *fm_selected_reason(enum fm_op op)
+{
+	struct fm_settings scratch;
+	const struct fm_settings *st;
+	char *buf;
+	size_t len = 0;
+	const char *parts[3] = { "auto", "", "" };
+
+	if ((unsigned)op >= FM_OP_COUNT)
+		return 0;
+	switch (fm_choose(op).src) {
+	case FM_SRC_ENV:
+		parts[0] = "environment (";
+		parts[1] = fm_op_env_name(op);
+		parts[2] = ")";
+		break;
+	case FM_SRC_CONFIG:
+		st = fm_settings_get(&scratch);
+		parts[0] = "config (";
+		parts[1] = st->config_path;
+		parts[2] = ")";
+		break;
+	default:
+		break;
+	}
+	buf = reason_text[op];
+	for (int i = 0; i < 3; i++)
+		for (const char *p = parts[i];
+		     *p && len + 1 < sizeof(reason_text[op]);)
+			buf[len++] = *p++;
+	buf[len] = 0;
+	return buf;
+}
+
+static char features_text[2][160];
+
+const char *fm_cpu_features(void)
+{
+	fm_format_features(fm_usable_features(), features_text[0],
+			   sizeof(features_text[0]));
+	return features_text[0];
+}
+
+const char *fm_cpu_features_detected(void)
+{
+	fm_format_features(fm_arch_features(), features_text[1],
+			   sizeof(features_text[1]));
+	return features_text[1];
+}
+
+/*
+ * libfastmem-preload.so defines this; if the memcpy this process resolves is
+ * the one beside it, memcpy is ours.
+ */
+extern void *fm_preload_memcpy(void *, const void *, size_t)
+	__attribute__((weak));
+extern void *memcpy(void *, const void *, size_t);
+
+int fm_preloaded(void)
+{
+	void *(*volatile libc_memcpy)(void *, const void *, size_t) = memcpy;
+
+	return fm_preload_memcpy && (void *)libc_memcpy == (void *)fm_preload_memcpy;
+}
+
+const char *fm_version(void)
+{
+	return PACKAGE_VERSION;
+}

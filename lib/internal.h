@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interfaces of libfastmem.  Everything here is hidden.
+ *
+ * Code reachable from an ifunc resolver (marked RESOLVER-SAFE) may run before
+ * libfastmem is relocated: it must not call through the PLT, must not read
+ * pointers from data (they may not be relocated yet) and must not call
+ * memcpy/memset.  Integers and char arrays in .rodata/.bss are fine.
+ */
+#ifndef FASTMEM_INTERNAL_H
+#define FASTMEM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fastmem/fastmem.h"
+
+#define FM_HIDDEN __attribute__((visibility("hidden")))
+#define FM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/*
+ * CPU features the dispatcher knows, as (bit, name).  The names are what the
+ * registry's ISA strings and FASTMEM_DISABLE use.
+ */
+#define FM_FEATURE_LIST(F)                                                     \
+	F(0, mmx)                                                            \
+	F(1, sse)                                                            \
+	F(2, sse2)                                                           \
+	F(3, avx2)                                                           \
+	F(4, avx512)                                                         \
+	F(5, erms)                                                           \
+	F(6, fsrm)                                                           \
+	F(7, clzero)                                                         \
+	F(8, altivec)                                                        \
+	F(9, dcbz)                                                           \
+	F(10, ppc970)                                                        \
+	F(11, cell)
+
+#define FM_FEATURE_COUNT 12
+
+#define FM_FEATURE_ENUM(bit, name) FM_FEATURE_BIT_##name = bit,
+enum { FM_FEATURE_LIST(FM_FEATURE_ENUM) };
+#undef FM_FEATURE_ENUM
+#define FM_FEAT(name) (1u << FM_FEATURE_BIT_##name)
+
+/* Parse a comma-separated feature list; unknown names set *bad.
+ * RESOLVER-SAFE. */
+FM_HIDDEN uint32_t fm_parse_features(const char *s, size_t len, int *bad);
+/* Write the names in mask, comma-separated, to buf.  Returns length. */
+FM_HIDDEN size_t fm_format_features(uint32_t mask, char *buf, size_t size);
+
+/* Features of this CPU, from the arch's detection.  RESOLVER-SAFE. */
+FM_HIDDEN uint32_t fm_arch_features(void);
+/* Cache topology.  RESOLVER-SAFE. */
+FM_HIDDEN void fm_arch_cache_info(struct fm_cache_info *info);
+/* One line about the probe results the arch wants to show ("" if none). */
+FM_HIDDEN const char *fm_arch_notes(void);
+
+/* Settings from the environment and the config file (read once, lock-free,
+ * without allocation).  RESOLVER-SAFE. */
+enum fm_source { FM_SRC_AUTO, FM_SRC_DETECTED, FM_SRC_DEFAULT, FM_SRC_CONFIG,
+		 FM_SRC_ENV };
+
+#define FM_NAME_MAX 24
+#define FM_PATH_MAX 256
+
+struct fm_settings {
+	/* forced variant name per op ("" none) and where it came from */
+	char forced[FM_OP_COUNT][FM_NAME_MAX];
+	uint8_t forced_src[FM_OP_COUNT];
+	uint32_t disable;		/* FASTMEM_DISABLE */
+	size_t nt[FM_OP_COUNT];		/* threshold override, if nt_src set */
+	uint8_t nt_src[FM_OP_COUNT];
+	char config_path[FM_PATH_MAX];	/* "" if no config file was read */
+};
+
+/* The settings, read once.  If another thread or an interrupted caller is
+ * reading them right now, they are read privately into *scratch instead. */
+FM_HIDDEN const struct fm_settings *
+fm_settings_get(struct fm_settings *scratch);
+
+/* Parse "4096", "64K", "2M", "1G", "never".  0 on success. */
+FM_HIDDEN int fm_parse_size(const char *s, size_t len, size_t *out);
+
+/* Selection: index into the op's registry, and why.  RESOLVER-SAFE. */
+struct fm_choice {
+	int index;
+	enum fm_source src;
+};
+FM_HIDDEN struct fm_choice fm_choose(enum fm_op op);
+FM_HIDDEN uint32_t fm_usable_features(void);
+FM_HIDDEN int fm_variant_usable(enum fm_op op, int index, uint32_t have);
+/* Function of variant index of op (policies wrapped with op's threshold). */
+FM_HIDDEN void *fm_variant_fn(enum fm_op op, int index);
+/* "memcpy", ... (config keys) and "FASTMEM_MEMCPY", ...  RESOLVER-SAFE. */
+FM_HIDDEN const char *fm_op_key(enum fm_op op);
+FM_HIDDEN const char *fm_op_env_name(enum fm_op op);
+
+/* Threshold of op (lazy, lock-free). */
+FM_HIDDEN size_t fm_threshold_slow(enum fm_op op);
+extern FM_HIDDEN size_t fm_nt_cache[FM_OP_COUNT];
+
+static inline size_t fm_threshold(enum fm_op op)
+{
+	size_t t = __atomic_load_n(&fm_nt_cache[op], __ATOMIC_RELAXED);
+	return FM_LIKELY(t) ? t : fm_threshold_slow(op);
+}
+
+/* Below this many bytes a non-temporal hint is ignored: the fence and the
+ * partial lines cost more than streaming saves. */
+#define FM_NT_MIN 4096
+
+/* Raw output for warnings (write(2) by syscall).  RESOLVER-SAFE. */
+FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
+
+/* Variant function types. */
+typedef void *copy_fn(void *, const void *, size_t);
+typedef void *set_fn(void *, int, size_t);
+typedef void copy_page_fn(void *, const void *);
+typedef void clear_pages_fn(void *, size_t);
+/* Policies also come in a form with an explicit threshold, for the hints. */
+typedef void *copy_policy_fn(void *, const void *, size_t, size_t);
+typedef void *set_policy_fn(void *, int, size_t, size_t);
+/* The threshold-taking form of copy/set variant i, or NULL if it is not a
+ * policy.  Call time only. */
+FM_HIDDEN copy_policy_fn *fm_copy_policy(int index);
+FM_HIDDEN set_policy_fn *fm_set_policy(int index);
+
+/* Does [d, d+n) overlap [s, s+n)? */
+static inline int fm_overlaps(const void *d, const void *s, size_t n)
+{
+	uintptr_t a = (uintptr_t)d, b = (uintptr_t)s;
+	return (a > b ? a - b : b - a) < n;
+}
+
+#endif /* FASTMEM_INTERNAL_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The four system calls libfastmem needs before the world exists (inside an
+ * ifunc resolver, libc not yet usable): openat, read, write, close, as inline
+ * syscall instructions.  On architectures without a version here the
+ * environment and config file are not read (the automatic choices stand).
+ */
+#ifndef FASTMEM_SYS_H
+#define FASTMEM_SYS_H
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+
+#if defined(__x86_64__)
+#define FM_HAVE_RAW_SYSCALLS 1
+static inline long fm_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__i386__)
+#define FM_HAVE_RAW_SYSCALLS 1
+static inline long fm_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a), "c"(b), "d"(c)
+			 : "memory");
+	return ret;
+}
+#elif defined(__powerpc64__)
+#define FM_HAVE_RAW_SYSCALLS 1
+static inline long fm_syscall3(long nr, long a, long b, long c)
+{
+	register long r0 __asm__("r0") = nr;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+
+	/* errors come back positive with cr0.SO set: make them negative */
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1,%1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5)
+			 :
+			 : "r6", "r7", "r8", "r9", "r10", "r11", "r12", "cr0",
+			   "ctr", "xer", "memory");
+	return r3;
+}
+#elif defined(__aarch64__)
+#define FM_HAVE_RAW_SYSCALLS 1
+static inline long fm_syscall3(long nr, long a, long b, long c)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+}
+#else
+#define FM_HAVE_RAW_SYSCALLS 0
+static inline long fm_syscall3(long nr, long a, long b, long c)
+{
+	(void)nr, (void)a, (void)b, (void)c;
+	return -38; /* ENOSYS */
+}
+#endif
+
+static inline int fm_open(const char *path)
+{
+	return (int)fm_syscall3(SYS_openat, AT_FDCWD, (long)path,
+				O_RDONLY | O_CLOEXEC);
+}
+
+static inline long fm_read(int fd, void *buf, size_t n)
+{
+	return fm_syscall3(SYS_read, fd, (long)buf, (long)n);
+}
+
+static inline long fm_write(int fd, const void *buf, size_t n)
+{
+	return fm_syscall3(SYS_write, fd, (long)buf, (long)n);
+}
+
+static inline void fm_close(int fd)
+{
+	fm_syscall3(SYS_close, fd, 0, 0);
+}
+
+#endif /* FASTMEM_SYS_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * THE REGISTRY: every variant of every operation, one line each.  The
+ * resolvers, fm_variants(), fastmem-info, the tests and the benchmark all
+ * read what registry.c renders from these lists; nothing keeps another.
+ *
+ *   V(id, "isa", flags)  a variant; its function is <prefix>_<id> with the
+ *                        op's plain signature
+ *   P(id, "isa", flags)  a policy: <prefix>_<id> takes one more argument,
+ *                        the non-temporal threshold in bytes, and picks
+ *                        among variants by size
+ *
+ * Prefixes: copy_ (memcpy and memmove: every copy variant is overlap-safe),
+ * set_ (memset), copy_page_, clear_pages_.  "isa" is a comma list of
+ * FM_FEATURE_LIST names.  The automatic choice is the first usable entry
+ * flagged FM_VARIANT_AUTO, so each list runs from best to most portable.
+ */
+#ifndef FASTMEM_VARIANTS_H
+#define FASTMEM_VARIANTS_H
+
+#include "internal.h"
+
+#define AUTO FM_VARIANT_AUTO
+#define NT FM_VARIANT_NT
+
+#if defined(__x86_64__) || defined(__i386__)
+#include "x86/variants.h"
+#elif defined(__powerpc64__)
+#include "ppc/variants.h"
+#else
+#define ARCH_COPY_VARIANTS(V, P)
+#define ARCH_SET_VARIANTS(V, P)
+#define ARCH_COPY_PAGE_VARIANTS(V, P)
+#define ARCH_CLEAR_PAGE_VARIANTS(V, P)
+#endif
+
+#define FM_COPY_VARIANTS(V, P)                                                 \
+	ARCH_COPY_VARIANTS(V, P)                                               \
+	V(generic, "", AUTO)
+#define FM_SET_VARIANTS(V, P)                                                  \
+	ARCH_SET_VARIANTS(V, P)                                                \
+	V(generic, "", AUTO)
+#define FM_COPY_PAGE_VARIANTS(V, P)                                            \
+	ARCH_COPY_PAGE_VARIANTS(V, P)                                          \
+	V(generic, "", AUTO)
+#define FM_CLEAR_PAGE_VARIANTS(V, P)                                           \
+	ARCH_CLEAR_PAGE_VARIANTS(V, P)                                         \
+	V(generic, "", AUTO)
+
+#endif /* FASTMEM_VARIANTS_H */

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fastmem-info: which variant each operation uses on this machine, and why.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fastmem/fastmem.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#ifdef HAVE_LIBCPUID
+#include <libcpuid.h>
+#endif
+
+static const char *const op_names[FM_OP_COUNT] = {
+	"memcpy", "memmove", "memset", "copy_page", "clear_page",
+};
+
+struct identity {
+	char vendor[32];
+	char brand[80];
+	char codename[64];
+	int family, model, stepping;
+	const char *source;
+};
+
+static void trim(char *s)
+{
+	char *p = s;
+	size_t n;
+
+	while (*p == ' ')
+		p++;
+	memmove(s, p, strlen(p) + 1);
+	n = strlen(s);
+	while (n && s[n - 1] == ' ')
+		s[--n] = 0;
+}
+
+static void identify(struct identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->family = id->model = id->stepping = -1;
+	id->source = "none";
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d, r[12];
+
+	__cpuid(0, a, b, c, d);
+	memcpy(id->vendor, &b, 4);
+	memcpy(id->vendor + 4, &d, 4);
+	memcpy(id->vendor + 8, &c, 4);
+	__cpuid(1, a, b, c, d);
+	id->family = (int)((a >> 8) & 0xf);
+	id->model = (int)((a >> 4) & 0xf);
+	if (id->family == 0xf)
+		id->family += (int)((a >> 20) & 0xff);
+	if (id->family >= 6)
+		id->model |= (int)((a >> 12) & 0xf0);
+	id->stepping = (int)(a & 0xf);
+	__cpuid(0x80000000u, a, b, c, d);
+	if (a >= 0x80000004u) {
+		for (unsigned i = 0; i < 3; i++)
+			__cpuid(0x80000002u + i, r[i * 4], r[i * 4 + 1],
+				r[i * 4 + 2], r[i * 4 + 3]);
+		memcpy(id->brand, r, 48);
+		trim(id->brand);
+	}
+	id->source = "cpuid";
+#endif
+#ifdef HAVE_LIBCPUID
+	struct cpu_raw_data_t raw;
+	struct cpu_id_t data;
+
+	if (cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &data) == 0) {
+		snprintf(id->vendor, sizeof(id->vendor), "%s", data.vendor_str);
+		snprintf(id->brand, sizeof(id->brand), "%s", data.brand_str);
+		snprintf(id->codename, sizeof(id->codename), "%s",
+			 data.cpu_codename);
+		trim(id->brand);
+		id->family = data.ext_family;
+		id->model = data.ext_model;
+		id->stepping = data.stepping;
+		id->source = "libcpuid";
+	}
+#endif
+}
+
+static void human_size(size_t v, char *buf, size_t len)
+{
+	if (v == (size_t)-1)
+		snprintf(buf, len, "never");
+	else if (v && v % (1u << 30) == 0)
+		snprintf(buf, len, "%zu GiB", v >> 30);
+	else if (v && v % (1u << 20) == 0)
+		snprintf(buf, len, "%zu MiB", v >> 20);
+	else if (v && v % 1024 == 0)
+		snprintf(buf, len, "%zu KiB", v >> 10);
+	else
+		snprintf(buf, len, "%zu B", v);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void flag_text(unsigned flags, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", flags & FM_VARIANT_POLICY ? "policy," : "",
+		 flags & FM_VARIANT_NT ? "nt," : "",
+		 flags & FM_VARIANT_AUTO ? "auto," : "", "");
+	size_t n = strlen(buf);
+	if (n)
+		buf[n - 1] = 0;
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_text(const struct identity *id)
+{
+	struct fm_cache_info ci;
+	char a[32], b[32], c[32];
+
+	fm_cache_info(&ci);
+	printf("libfastmem %s\n\n", fm_version());
+	printf("CPU         %s %s\n", id->vendor, id->brand);
+	printf("            family %d, model %d, stepping %d%s%s (identity: %s)\n",
+	       id->family, id->model, id->stepping,
+	       id->codename[0] ? ", codename " : "", id->codename, id->source);
+	printf("features    %s\n", fm_cpu_features_detected());
+	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
+		printf("usable      %s (FASTMEM_DISABLE)\n", fm_cpu_features());
+	human_size(ci.l1d, a, sizeof(a));
+	human_size(ci.l2, b, sizeof(b));
+	human_size(ci.l3, c, sizeof(c));
+	printf("caches      line %zu B, L1d %s, L2 %s (shared by %u), L3 %s "
+	       "(shared by %u)\n",
+	       ci.line, a, b, ci.l2_sharing, c, ci.l3_sharing);
+	printf("preloaded   %s\n\n", fm_preloaded()
+				       ? "yes: this process's memcpy is libfastmem's"
+				       : "no");
+
+	for (int op = 0; op < FM_OP_COUNT; op++) {
+		const struct fm_variant *list;
+		size_t n = fm_variants(op, &list);
+		const char *sel = fm_selected(op);
+
+		human_size(fm_nt_threshold(op), a, sizeof(a));
+		printf("%-11s selected %s (%s)\n", op_names[op], sel,
+		       fm_selected_reason(op));
+		printf("            streams from %s: %s\n", a,
+		       fm_nt_threshold_source(op));
+		for (size_t i = 0; i < n; i++) {
+			flag_text(list[i].flags, b, sizeof(b));
+			printf("          %c %-14s %-8s %-17s %s\n",
+			       strcmp(list[i].name, sel) ? ' ' : '*',
+			       list[i].name, list[i].isa[0] ? list[i].isa : "-",
+			       b, list[i].usable ? "usable" : "not usable here");
+		}
+		putchar('\n');
+	}
+}
+
+static void print_json(const struct identity *id)
+{
+	struct fm_cache_info ci;
+
+	fm_cache_info(&ci);
+	printf("{\"version\":");
+	json_str(fm_version());
+	printf(",\"cpu\":{\"vendor\":");
+	json_str(id->vendor);
+	printf(",\"brand\":");
+	json_str(id->brand);
+	printf(",\"family\":%d,\"model\":%d,\"stepping\":%d,\"codename\":",
+	       id->family, id->model, id->stepping);
+	json_str(id->codename);
+	printf(",\"identity_source\":");
+	json_str(id->source);
+	printf(",\"features\":");
+	json_str(fm_cpu_features_detected());
+	printf(",\"usable_features\":");
+	json_str(fm_cpu_features());
+	printf("},\"caches\":{\"line\":%zu,\"l1d\":%zu,\"l2\":%zu,"
+	       "\"l2_sharing\":%u,\"l3\":%zu,\"l3_sharing\":%u}",
+	       ci.line, ci.l1d, ci.l2, ci.l2_sharing, ci.l3, ci.l3_sharing);
+	printf(",\"preloaded\":%s,\"operations\":{",
+	       fm_preloaded() ? "true" : "false");
+	for (int op = 0; op < FM_OP_COUNT; op++) {
+		const struct fm_variant *list;
+		size_t n = fm_variants(op, &list);
+		size_t t = fm_nt_threshold(op);
+
+		printf("%s\"%s\":{\"selected\":", op ? "," : "", op_names[op]);
+		json_str(fm_selected(op));
+		printf(",\"reason\":");
+		json_str(fm_selected_reason(op));
+		if (t == (size_t)-1)
+			printf(",\"nt_threshold\":null");
+		else
+			printf(",\"nt_threshold\":%zu", t);
+		printf(",\"nt_threshold_source\":");
+		json_str(fm_nt_threshold_source(op));
+		printf(",\"variants\":[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_str(list[i].name);
+			printf(",\"isa\":");
+			json_str(list[i].isa);
+			printf(",\"usable\":%s,\"policy\":%s,\"nontemporal\":%s}",
+			       list[i].usable ? "true" : "false",
+			       list[i].flags & FM_VARIANT_POLICY ? "true" : "false",
+			       list[i].flags & FM_VARIANT_NT ? "true" : "false");
+		}
+		printf("]}");
+	}
+	printf("}}\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: fastmem-info [--json] [--help] [--version]\n"
+		   "Show the CPU, its caches, every libfastmem variant, the one "
+		   "each operation\nuses and why, and the non-temporal "
+		   "thresholds.\n\n"
+		   "  -j, --json     print one JSON object instead of text\n"
+		   "  -h, --help     show this help\n"
+		   "  -V, --version  print the library version\n\n"
+		   "Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, FASTMEM_MEMSET,\n"
+		   "FASTMEM_COPY_PAGE, FASTMEM_CLEAR_PAGE, FASTMEM_DISABLE,\n"
+		   "FASTMEM_NT_THRESHOLD, FASTMEM_CONFIG; see fastmem(3).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 },
+	};
+	int json = 0, c;
+	struct identity id;
+
+	while ((c = getopt_long(argc, argv, "jhV", opts, 0)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("%s\n", fm_version());
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fastmem-info: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	identify(&id);
+	if (json)
+		print_json(&id);
+	else
+		print_text(&id);
+	return ferror(stdout) ? 1 : 0;
+}
