@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public API through the dispatcher: entry points, hints, page calls with
+ * misaligned pointers, introspection, and our CPU detection against
+ * libcpuid's.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#ifdef HAVE_LIBCPUID
+#include <libcpuid.h>
+#endif
+
+static struct arena A;
+
+static void setup(void)
+{
+	arena_init(&A, 8u << 20);
+}
+
+static void teardown(void)
+{
+	arena_free(&A);
+}
+
+START_TEST(zero_length_is_a_noop)
+{
+	/* n == 0 with any pointers, even NULL, touches nothing */
+	ck_assert_ptr_eq(fm_memcpy(NULL, NULL, 0), NULL);
+	ck_assert_ptr_eq(fm_memmove(NULL, NULL, 0), NULL);
+	ck_assert_ptr_eq(fm_memset(NULL, 0x5a, 0), NULL);
+	ck_assert_ptr_eq(fm_memcpy_hint(NULL, NULL, 0, FM_HINT_NONTEMPORAL),
+			 NULL);
+	ck_assert_ptr_eq(fm_memset_hint(NULL, 1, 0, FM_HINT_TEMPORAL), NULL);
+	fm_clear_pages(NULL, 0);
+}
+END_TEST
+
+static void copy_and_check(void *(*fn)(void *, const void *, size_t),
+			   size_t n, size_t sa, size_t da, const char *what)
+{
+	unsigned char *src = A.base + sa;
+	unsigned char *dst = A.end - n - da;
+
+	fill_pattern(src, n, n);
+	memset(dst, 0, n);
+	ck_assert_ptr_eq(fn(dst, src, n), dst);
+	ck_assert_msg(!memcmp(dst, src, n), "%s n=%zu differs", what, n);
+}
+
+static void *memcpy_nt(void *d, const void *s, size_t n)
+{
+	return fm_memcpy_hint(d, s, n, FM_HINT_NONTEMPORAL);
+}
+
+static void *memcpy_t(void *d, const void *s, size_t n)
+{
+	return fm_memcpy_hint(d, s, n, FM_HINT_TEMPORAL);
+}
+
+static void *memcpy_auto(void *d, const void *s, size_t n)
+{
+	return fm_memcpy_hint(d, s, n, FM_HINT_AUTO);
+}
+
+static void *memcpy_plain(void *d, const void *s, size_t n)
+{
+	return fm_memcpy(d, s, n);
+}
+
+START_TEST(dispatched_copies)
+{
+	static const size_t sizes[] = { 1, 15, 64, 255, 4096, 65537,
+					(3u << 20) + 7 };
+	void *(*fns[])(void *, const void *, size_t) = {
+		memcpy_plain, fm_memmove, memcpy_nt, memcpy_t, memcpy_auto
+	};
+
+	for (size_t f = 0; f < 5; f++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (size_t a = 0; a < 3; a++)
+				copy_and_check(fns[f], sizes[i], a * 7, a * 13,
+					       "dispatched copy");
+}
+END_TEST
+
+START_TEST(dispatched_sets)
+{
+	static const size_t sizes[] = { 1, 15, 64, 255, 4096, 65537,
+					(5u << 20) + 3 };
+	enum fm_hint hints[] = { FM_HINT_AUTO, FM_HINT_TEMPORAL,
+				 FM_HINT_NONTEMPORAL };
+
+	for (size_t h = 0; h < 4; h++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			size_t n = sizes[i];
+			unsigned char *d = A.end - n - (i & 3);
+			memset(d, 0, n);
+			void *r = h == 3 ? fm_memset(d, 0xc3, n)
+					 : fm_memset_hint(d, 0xc3, n, hints[h]);
+			ck_assert_ptr_eq(r, d);
+			for (size_t k = 0; k < n; k++)
+				if (d[k] != 0xc3)
+					ck_abort_msg("byte %zu of %zu", k, n);
+		}
+}
+END_TEST
+
+START_TEST(pages_any_alignment)
+{
+	static const size_t offs[] = { 0, 1, 8, 64, 2048, 4095 };
+	static const unsigned char zero[FM_PAGE_SIZE * 3];
+
+	for (size_t i = 0; i < 6; i++)
+		for (size_t j = 0; j < 6; j++) {
+			unsigned char *src = A.base + offs[i];
+			unsigned char *dst = A.end - 2 * FM_PAGE_SIZE + offs[j] -
+					     (offs[j] ? FM_PAGE_SIZE : 0);
+			fill_pattern(src, FM_PAGE_SIZE, i * 7 + j);
+			arm_canaries(&A, dst, FM_PAGE_SIZE);
+			fm_copy_page(dst, src);
+			ck_assert(!memcmp(dst, src, FM_PAGE_SIZE));
+			ck_assert(stray_write(&A, dst, FM_PAGE_SIZE) < 0);
+		}
+	for (size_t j = 0; j < 6; j++) {
+		for (size_t np = 1; np <= 3; np++) {
+			unsigned char *p = A.end - 4 * FM_PAGE_SIZE + offs[j];
+			arm_canaries(&A, p, np * FM_PAGE_SIZE);
+			memset(p, 0xee, np * FM_PAGE_SIZE);
+			if (np == 1)
+				fm_clear_page(p);
+			else
+				fm_clear_pages(p, np);
+			ck_assert(!memcmp(p, zero, np * FM_PAGE_SIZE));
+			ck_assert(stray_write(&A, p, np * FM_PAGE_SIZE) < 0);
+		}
+	}
+}
+END_TEST
+
+START_TEST(introspection)
+{
+	for (int op = 0; op < FM_OP_COUNT; op++) {
+		const struct fm_variant *list;
+		size_t n = fm_variants(op, &list), found = 0;
+		const char *sel = fm_selected(op);
+
+		ck_assert_uint_gt(n, 0);
+		ck_assert_ptr_nonnull(sel);
+		/* the portable variant is always there, last, and usable */
+		ck_assert_str_eq(list[n - 1].name, "generic");
+		ck_assert(list[n - 1].usable);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(list[i].op, op);
+			ck_assert_ptr_nonnull(list[i].fn.memcpy);
+			if (!strcmp(list[i].name, sel)) {
+				found++;
+				ck_assert(list[i].usable);
+			}
+		}
+		ck_assert_uint_eq(found, 1);
+		ck_assert_str_eq(fm_selected_reason(op), "auto");
+		ck_assert_uint_gt(fm_nt_threshold(op), 0);
+		ck_assert_ptr_nonnull(fm_nt_threshold_source(op));
+	}
+	ck_assert_ptr_null(fm_selected(FM_OP_COUNT));
+	ck_assert_uint_eq(fm_variants(FM_OP_COUNT, NULL), 0);
+	ck_assert_uint_eq(fm_nt_threshold((enum fm_op)99), 0);
+	ck_assert_ptr_nonnull(fm_version());
+	ck_assert_str_eq(fm_version(), PACKAGE_VERSION);
+	ck_assert_int_eq(fm_preloaded(), 0);
+}
+END_TEST
+
+static int has_feature(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+START_TEST(detection_matches_libcpuid)
+{
+#ifdef HAVE_LIBCPUID
+	struct cpu_raw_data_t raw;
+	struct cpu_id_t id;
+	const char *ours = fm_cpu_features_detected();
+
+	ck_assert_int_eq(cpuid_get_raw_data(&raw), 0);
+	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
+	ck_assert_int_eq(has_feature(ours, "sse2"), !!id.flags[CPU_FEATURE_SSE2]);
+	ck_assert_int_eq(has_feature(ours, "mmx"), !!id.flags[CPU_FEATURE_MMX]);
+	ck_assert_int_eq(has_feature(ours, "avx2"), !!id.flags[CPU_FEATURE_AVX2]);
+	/* libcpuid 0.6 has no ERMS flag: read the bit from its raw leaf 7 */
+	ck_assert_int_eq(has_feature(ours, "erms"),
+			 !!(raw.basic_cpuid[7][1] & (1u << 9)));
+	/*
+	 * Ours means F+BW+VL with the OS saving zmm state.  libcpuid 0.6 sets
+	 * its AVX-512 flags on Intel only, so on other vendors compare with
+	 * the bits of its raw leaf 7 (EBX 16, 30, 31).
+	 */
+	int lib512 = id.flags[CPU_FEATURE_AVX512F] &&
+		     id.flags[CPU_FEATURE_AVX512BW] &&
+		     id.flags[CPU_FEATURE_AVX512VL];
+	if (id.vendor != VENDOR_INTEL)
+		lib512 = (raw.basic_cpuid[7][1] & 0xc0010000u) == 0xc0010000u;
+	ck_assert_int_eq(has_feature(ours, "avx512"), lib512);
+	/* our cache sizes agree with libcpuid's where both know them */
+	struct fm_cache_info ci;
+	fm_cache_info(&ci);
+	if (id.l1_data_cache > 0)
+		ck_assert_uint_eq(ci.l1d, (size_t)id.l1_data_cache << 10);
+	if (id.l2_cache > 0)
+		ck_assert_uint_eq(ci.l2, (size_t)id.l2_cache << 10);
+#else
+	ck_assert(has_feature("a,b", "b") && !has_feature("ab", "b"));
+#endif
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("api");
+	TCase *tc = tcase_create("api");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, zero_length_is_a_noop);
+	tcase_add_test(tc, dispatched_copies);
+	tcase_add_test(tc, dispatched_sets);
+	tcase_add_test(tc, pages_any_alignment);
+	tcase_add_test(tc, introspection);
+	tcase_add_test(tc, detection_matches_libcpuid);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
