@@ -157,7 +157,10 @@ done:
 		ci->line = 64;
 }
 
+/* The automatic policies' crossovers (tune.c; call time only). */
+FM_HIDDEN const char *fm_x86_tune_notes(void);
+
 const char *fm_arch_notes(void)
 {
-	return "";
+	return fm_x86_tune_notes();
 }

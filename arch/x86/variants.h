@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* x86 entries of the registry (see lib/variants.h).  Best first. */
+/*
+ * x86 entries of the registry (see lib/variants.h).  Best first: the
+ * automatic policies, then the plain variants they are built from.
+ */
 
 #ifdef __x86_64__
 #define X86_REP_MOVS_PAGE(V) V(rep_movsq, "", AUTO)
@@ -9,12 +12,59 @@
 #define X86_REP_STOS_PAGE(V) V(rep_stosd, "", 0)
 #endif
 
-#define ARCH_COPY_VARIANTS(V, P) V(erms, "erms", AUTO)
+/* MMX copies only where SSE2 may be missing: i686 builds */
+#ifdef __i386__
+#define X86_MMX_COPY(V)                                                        \
+	V(mmx, "mmx", 0)                                                       \
+	V(mmx_movntq, "mmx,sse", NT)
+#else
+#define X86_MMX_COPY(V)
+#endif
 
-#define ARCH_SET_VARIANTS(V, P) V(erms, "erms", AUTO)
+#define ARCH_COPY_VARIANTS(V, P)                                               \
+	P(avx512_auto, "avx512", AUTO)                                         \
+	P(avx2_auto, "avx2", AUTO)                                             \
+	P(sse2_auto, "sse2", AUTO)                                             \
+	V(erms, "erms", AUTO)                                                  \
+	V(avx512, "avx512", 0)                                                 \
+	V(avx512_nt, "avx512", NT)                                             \
+	V(avx2, "avx2", 0)                                                     \
+	V(avx2_nt, "avx2", NT)                                                 \
+	V(sse2, "sse2", 0)                                                     \
+	V(sse2_nt, "sse2", NT)                                                 \
+	X86_MMX_COPY(V)
 
-#define ARCH_COPY_PAGE_VARIANTS(V, P) X86_REP_MOVS_PAGE(V)
+#define ARCH_SET_VARIANTS(V, P)                                                \
+	P(avx512_auto, "avx512", AUTO)                                         \
+	P(avx2_auto, "avx2", AUTO)                                             \
+	P(sse2_auto, "sse2", AUTO)                                             \
+	V(erms, "erms", AUTO)                                                  \
+	V(avx512, "avx512", 0)                                                 \
+	V(avx512_nt, "avx512", NT)                                             \
+	V(avx2, "avx2", 0)                                                     \
+	V(avx2_nt, "avx2", NT)                                                 \
+	V(sse2, "sse2", 0)                                                     \
+	V(sse2_nt, "sse2", NT)
+
+#define ARCH_COPY_PAGE_VARIANTS(V, P)                                          \
+	P(avx512_auto, "avx512", AUTO)                                         \
+	P(sse2_auto, "sse2", AUTO)                                             \
+	X86_REP_MOVS_PAGE(V)                                                   \
+	V(avx512, "avx512", 0)                                                 \
+	V(avx512_nt, "avx512", NT)                                             \
+	V(sse2, "sse2", 0)                                                     \
+	V(sse2_nt, "sse2", NT)                                                 \
+	V(movnti, "sse2", NT)
 
 #define ARCH_CLEAR_PAGE_VARIANTS(V, P)                                         \
+	P(avx512_auto, "avx512", AUTO)                                         \
+	P(avx2_auto, "avx2", AUTO)                                             \
+	P(sse2_auto, "sse2", AUTO)                                             \
 	V(rep_stosb, "erms", AUTO)                                             \
-	X86_REP_STOS_PAGE(V)
+	X86_REP_STOS_PAGE(V)                                                   \
+	V(avx512, "avx512", 0)                                                 \
+	V(avx512_nt, "avx512", NT)                                             \
+	V(avx2, "avx2", 0)                                                     \
+	V(sse2_nt, "sse2", NT)                                                 \
+	V(movnti, "sse2", NT)                                                  \
+	V(clzero, "clzero", NT)

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of the x86 variant families.  Each family's file is compiled
+ * with only its own ISA flags, so everything here is static inline and each
+ * vector helper exists only where the including file's flags allow it.
+ */
+#ifndef FASTMEM_X86_H
+#define FASTMEM_X86_H
+
+#include <immintrin.h>
+
+#include "internal.h"
+#include "small.h"
+
+#define FM_LINE 64
+
+/* Crossovers of the automatic policies (tune.c). */
+struct fm_x86_tune {
+	size_t copy_rep_min; /* temporal copies use rep movsb from here */
+	size_t set_rep_min;  /* temporal sets use rep stosb from here */
+	int clzero;	     /* zero fills past the threshold use clzero */
+	int ready;
+};
+
+extern FM_HIDDEN struct fm_x86_tune fm_x86_tune_cache;
+FM_HIDDEN void fm_x86_tune_init(void);
+FM_HIDDEN const char *fm_x86_tune_notes(void);
+
+static inline const struct fm_x86_tune *fm_x86_tune(void)
+{
+	if (FM_UNLIKELY(!__atomic_load_n(&fm_x86_tune_cache.ready,
+					 __ATOMIC_ACQUIRE)))
+		fm_x86_tune_init();
+	return &fm_x86_tune_cache;
+}
+
+/*
+ * A forward copy is correct unless dst starts inside (src, src + n); a
+ * backward one unless src starts inside (dst, dst + n).
+ */
+static inline int fm_fwd_ok(const void *d, const void *s, size_t n)
+{
+	return (uintptr_t)d - (uintptr_t)s >= n;
+}
+
+static inline int fm_bwd_ok(const void *d, const void *s, size_t n)
+{
+	return (uintptr_t)s - (uintptr_t)d >= n;
+}
+
+/*
+ * 4 KiB aliasing: when dst is just ahead of src modulo 4096, the loads of a
+ * forward loop look (to the store-forwarding check, which compares only
+ * address bits 11:0) as if they depended on the stores just issued, and
+ * stall.  Copying backward then avoids it.  glibc uses the same test.
+ */
+static inline int fm_alias_4k(const void *d, const void *s, size_t window)
+{
+	return (((uintptr_t)d - (uintptr_t)s) & 4095) < window;
+}
+
+/* sfence without needing -msse in the including file */
+static inline void fm_sfence(void)
+{
+	__asm__ volatile("sfence" : : : "memory");
+}
+
+static inline void fm_rep_movsb(void *d, const void *s, size_t n)
+{
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+static inline void fm_rep_stosb(void *d, int c, size_t n)
+{
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+}
+
+static inline void fm_clzero(unsigned char *line)
+{
+	__asm__ volatile("clzero" : : "a"(line) : "memory");
+}
+
+/*
+ * Zero the lines in [p, end), both line-aligned, a line from each of 8 pages
+ * in turn (on Zen 5, 1.4-1.6x the speed of plain stores past the caches,
+ * against 1.2-1.35x for clzero one page after the other); ends with sfence.
+ */
+static inline void fm_clzero_range(unsigned char *p, unsigned char *end)
+{
+	for (; end - p >= 8 * FM_PAGE_SIZE; p += 8 * FM_PAGE_SIZE)
+		for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
+#pragma GCC unroll 8
+			for (int k = 0; k < 8; k++)
+				fm_clzero(p + k * FM_PAGE_SIZE + o);
+	for (; p < end; p += FM_LINE)
+		fm_clzero(p);
+	fm_sfence();
+}
+
+/* Copy n < 16 bytes; overlap-safe (all loads before the stores). */
+static inline void fm_copy_lt16(unsigned char *d, const unsigned char *s,
+				size_t n)
+{
+	if (n >= 8) {
+		uint64_t a = fm_load64(s), b = fm_load64(s + n - 8);
+		fm_store64(d, a);
+		fm_store64(d + n - 8, b);
+	} else if (n >= 4) {
+		uint32_t a = *(const fm_u32u *)s;
+		uint32_t b = *(const fm_u32u *)(s + n - 4);
+		*(fm_u32u *)d = a;
+		*(fm_u32u *)(d + n - 4) = b;
+	} else if (n > 1) {
+		uint16_t a = *(const fm_u16u *)s;
+		uint16_t b = *(const fm_u16u *)(s + n - 2);
+		*(fm_u16u *)d = a;
+		*(fm_u16u *)(d + n - 2) = b;
+	} else if (n) {
+		*d = *s;
+	}
+}
+
+/* Set n < 16 bytes to the byte whose splat is v. */
+static inline void fm_set_lt16(unsigned char *d, uint64_t v, size_t n)
+{
+	if (n >= 8) {
+		fm_store64(d, v);
+		fm_store64(d + n - 8, v);
+	} else if (n >= 4) {
+		*(fm_u32u *)d = (uint32_t)v;
+		*(fm_u32u *)(d + n - 4) = (uint32_t)v;
+	} else if (n > 1) {
+		*(fm_u16u *)d = (uint16_t)v;
+		*(fm_u16u *)(d + n - 2) = (uint16_t)v;
+	} else if (n) {
+		*d = (unsigned char)v;
+	}
+}
+
+#ifdef __SSE2__
+/* 16 <= n <= 32, overlap-safe */
+static inline void fm_copy_16_32(unsigned char *d, const unsigned char *s,
+				 size_t n)
+{
+	__m128i a = _mm_loadu_si128((const __m128i *)s);
+	__m128i b = _mm_loadu_si128((const __m128i *)(s + n - 16));
+
+	_mm_storeu_si128((__m128i *)d, a);
+	_mm_storeu_si128((__m128i *)(d + n - 16), b);
+}
+
+static inline void fm_set_16_32(unsigned char *d, __m128i v, size_t n)
+{
+	_mm_storeu_si128((__m128i *)d, v);
+	_mm_storeu_si128((__m128i *)(d + n - 16), v);
+}
+#endif
+
+#ifdef __AVX__
+/* 32 <= n <= 64, overlap-safe */
+static inline void fm_copy_32_64(unsigned char *d, const unsigned char *s,
+				 size_t n)
+{
+	__m256i a = _mm256_loadu_si256((const __m256i *)s);
+	__m256i b = _mm256_loadu_si256((const __m256i *)(s + n - 32));
+
+	_mm256_storeu_si256((__m256i *)d, a);
+	_mm256_storeu_si256((__m256i *)(d + n - 32), b);
+}
+
+static inline void fm_set_32_64(unsigned char *d, __m256i v, size_t n)
+{
+	_mm256_storeu_si256((__m256i *)d, v);
+	_mm256_storeu_si256((__m256i *)(d + n - 32), v);
+}
+#endif
+
+#endif /* FASTMEM_X86_H */
