@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fastmem-bench: shared declarations.
+ *
+ * The benchmark reads every variant from the library's registry
+ * (fm_variants()); it keeps no list of its own.  Each subcommand builds
+ * "jobs" (one per series: the system routine, the dispatched fm_* call, each
+ * usable variant), lets measure_cell() verify and time them interleaved, and
+ * hands the resulting tables to the output layer (text, CSV, JSON, gnuplot).
+ */
+#ifndef FASTMEM_BENCH_H
+#define FASTMEM_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fastmem/fastmem.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define BENCH_X86 1
+#else
+#define BENCH_X86 0
+#endif
+
+#define KIB ((size_t)1 << 10)
+#define MIB ((size_t)1 << 20)
+#define GIB ((size_t)1 << 30)
+#define PAGE ((size_t)FM_PAGE_SIZE)
+
+#define MAX_SERIES 48
+#define MAX_POINTS 64
+#define MAX_VARIANT_ARGS 32
+
+/* --- subcommands and options ------------------------------------------- */
+
+enum cmd {
+	CMD_COPY,
+	CMD_SET,
+	CMD_PAGE,
+	CMD_READBACK,
+	CMD_EXTENT,
+	CMD_CALIBRATE,
+	CMD_VERSUS,
+	CMD_COUNT
+};
+
+enum out_format { OUT_TEXT, OUT_CSV, OUT_JSON };
+
+enum basis { BASIS_BOTH, BASIS_HOT, BASIS_COLD };
+
+struct options {
+	enum cmd cmd;
+	const char *cmd_name;
+	int quick;
+	int reps;	 /* 0: default for the mode */
+	double batch_ns; /* target duration of one timed batch */
+	enum out_format format;
+	const char *plot; /* --plot FILE */
+	const char *variants[MAX_VARIANT_ARGS];
+	int nvariants;
+	size_t sizes[MAX_POINTS]; /* --sizes (bytes), or --pages (pages) */
+	int nsizes;
+	size_t max;    /* --max, 0 unset */
+	size_t region; /* --region, 0 unset */
+	size_t align_src[8], align_dst[8];
+	int nalign;	/* --align, 0 unset */
+	unsigned modes; /* --mode bit mask, 0 unset */
+	int progress;	/* -1 auto (tty), 0 off, 1 on */
+	int dry_run;
+	enum basis basis;
+	int thp; /* advise transparent huge pages */
+};
+
+extern struct options opt;
+
+/* --- series: one row/column of results ----------------------------------- */
+
+typedef void *(*copy_fn)(void *, const void *, size_t);
+typedef void *(*set_fn)(void *, int, size_t);
+typedef void (*cpage_fn)(void *, const void *);
+typedef void (*clear_fn)(void *, size_t);
+
+#define S_REF 0x1u	 /* the reference (system libc routine) */
+#define S_DISPATCH 0x2u	 /* the dispatched fm_* entry point */
+#define S_NT 0x4u	 /* streams past the cache (registry flag or hint) */
+#define S_POLICY 0x8u	 /* a size policy (registry flag) */
+#define S_SELECTED 0x10u /* the variant fm_* resolved to */
+
+struct series {
+	char name[40];
+	unsigned flags;
+	union {
+		copy_fn copy;
+		set_fn set;
+		cpage_fn cpage;
+		clear_fn clear;
+	} fn;
+};
+
+/*
+ * Rows for op from the registry: the reference first (system routine), then
+ * the dispatched entry point, then each usable variant in registry order,
+ * filtered by --variant.  Returns the count; notes about variants that are
+ * not usable here go to the notes list.
+ */
+int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
+		  int with_dispatch);
+/* Is the variant fm_* resolved to for op a size policy (so the _hint calls
+ * can choose streaming or not)? */
+int selected_is_policy(enum fm_op op);
+/* Streaming rows through the hint calls (FM_HINT_NONTEMPORAL), when the
+ * selected memset/memcpy is a policy: page-sized or per-page forms. */
+int hint_series(enum fm_op op, struct series *out);
+/* Does --variant (if given) select this name? */
+int variant_wanted(const char *name);
+/* Check every --variant names something in one of ops; exit 2 otherwise. */
+void check_variant_args(const enum fm_op *ops, int nops);
+
+/* The system routines, through volatile pointers (never inlined). */
+extern void *(*volatile sys_memcpy)(void *, const void *, size_t);
+extern void *(*volatile sys_memset)(void *, int, size_t);
+
+/* --- jobs and measurement ------------------------------------------------ */
+
+struct job {
+	const struct series *s;
+	/* run k calls; returns elapsed ns, sets tsc (ticks) where available */
+	double (*run)(struct job *j, long k);
+	/* 0 if a sample of the destination is right; else sets why */
+	int (*verify)(struct job *j);
+	char *src, *dst;     /* slot 0 (offsets applied) */
+	size_t n;	     /* bytes per call (copy/set), pages (page ops) */
+	size_t sstep, dstep; /* sweep stride per call, 0: fixed buffer */
+	size_t slots;	     /* sweep positions before wrapping */
+	size_t *pos;	     /* sweep position, shared by a cell's jobs */
+	int c;		     /* memset byte */
+	double bytes;	     /* bytes per call, for GB/s */
+	double ops;	     /* operations (pages) per call, for ns/op */
+	int flush;	     /* flush the swept lines after each batch */
+	uint64_t tsc;	     /* ticks of the last batch */
+	unsigned gen;	     /* verification generation */
+	char why[160];
+};
+
+enum unit { UNIT_GBS, UNIT_NS };
+
+#define CELL_EMPTY 0
+#define CELL_OK 1
+#define CELL_WRONG 2
+
+struct stat5 {
+	double med, q1, q3, min, max;
+};
+
+struct cell {
+	struct stat5 v; /* in the table's unit */
+	double ratio;	/* speed relative to the reference, >1 faster:
+			 * ratio of the medians */
+	double pratio;	/* median of the per-run (paired) ratios */
+	double tsc;	/* timestamp-counter ticks per op, 0 none */
+	int state;
+	int nsamples;
+};
+
+/*
+ * Verify and time a cell's jobs: reference interleaved with every other job
+ * in each repetition (rotating order), medians and quartiles of the samples,
+ * ratios as medians of the per-repetition ratios to the reference.
+ * verified[] (may be NULL) caches verification: 0 unknown, CELL_OK,
+ * CELL_WRONG.
+ */
+void measure_cell(struct job *jobs, int njobs, int ref, enum unit unit,
+		  struct cell *out, int *verified);
+
+/* Timed runners and verifiers for the plain operations. */
+double run_copy(struct job *j, long k);
+double run_set(struct job *j, long k);
+double run_cpage(struct job *j, long k);
+double run_clear(struct job *j, long k);
+int verify_copy(struct job *j);
+int verify_set(struct job *j);
+int verify_cpage(struct job *j);
+int verify_clear(struct job *j);
+
+/* Page-at-a-time clear/copy of j->n pages with read-back pattern j->c. */
+enum { RB_NONE, RB_ALL, RB_EACH };
+double run_rb_clear(struct job *j, long k);
+double run_rb_copy(struct job *j, long k);
+
+double now_ns(void);
+uint64_t ticks(void);
+extern const int have_tsc;
+
+int default_reps(void);
+double default_batch_ns(void);
+
+/* --- buffers ------------------------------------------------------------- */
+
+/* Page-aligned (2 MiB aligned when large), pre-faulted, filled with byte. */
+char *buf_alloc(size_t bytes, int fill);
+void buf_free(char *p, size_t bytes);
+
+/* Layout of a swept region: a guard page, then slots of `stride`. */
+size_t sweep_stride(size_t n);
+size_t region_total(size_t quick_default, size_t full_default);
+/*
+ * Should a sweep of `slots` calls of n bytes flush the lines it touched
+ * after each timed batch (outside the timing)?  Yes where the lines a sweep
+ * touches are too few to push each other out of the caches (small sizes):
+ * then "memory" would really be the last-level cache.  x86 only (clflush).
+ */
+int sweep_flush(size_t n, size_t slots);
+
+/* --- tables and output --------------------------------------------------- */
+
+struct table {
+	char id[96]; /* short key for CSV/JSON, e.g. "copy mem-mem 0-0" */
+	char title[200];
+	char subtitle[200];
+	const char *xname; /* "size", "pages", "pattern" ... */
+	enum unit unit;
+	int by_series; /* text: a line per series (else per point) */
+	int show_tsc;
+	int plot; /* points are byte sizes: plottable */
+	int nx, ns, ref;
+	size_t xval[MAX_POINTS];
+	char xlabel[MAX_POINTS][32];
+	struct series series[MAX_SERIES];
+	struct cell *cells; /* [series * nx + point] */
+	char footer[1024];  /* conclusions printed under the table */
+};
+
+struct table *table_new(const char *id, enum unit unit, int by_series);
+struct cell *table_cell(struct table *t, int series, int point);
+void table_add_point(struct table *t, size_t value, const char *label);
+/* Print (text, CSV) now; keep for JSON and --plot. */
+void table_emit(struct table *t);
+
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Extra JSON members for the top-level object ("key":value,...). */
+void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void json_str(FILE *f, const char *s);
+
+void print_header(void);
+void output_finish(void);
+int plot_check(void); /* exit 2 with a message if gnuplot is missing */
+int plot_write(void);
+
+/* Formatting. */
+void fmt_size(size_t v, char *buf, size_t len);	      /* "4 KiB", "300 KiB" */
+void fmt_size_short(size_t v, char *buf, size_t len); /* "4K", "1M" */
+int parse_size(const char *s, size_t *out);
+
+/* --- progress, failures --------------------------------------------------- */
+
+void progress_begin(long total);
+void progress_step(const char *what);
+void progress_end(void);
+/* What is running right now, for the crash handler. */
+void activity(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *activity_text(void);
+void install_crash_handler(void);
+extern int bench_failed;   /* a variant produced a wrong result */
+extern double bench_start; /* now_ns() when the subcommand started */
+
+/* --- subcommands ---------------------------------------------------------- */
+
+int cmd_copy(void);
+int cmd_set(void);
+int cmd_page(void);
+int cmd_readback(void);
+int cmd_extent(void);
+int cmd_calibrate(void);
+int calibrate_check(void); /* the config path can be had, before the header */
+int cmd_versus(void);
+
+#endif /* FASTMEM_BENCH_H */

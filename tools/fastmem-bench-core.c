@@ -1,0 +1,1108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fastmem-bench: timing, buffers, the rows from the registry, verification
+ * and the interleaved measurement of one cell.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#if BENCH_X86
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+/* The system routines, called through volatile pointers so the compiler can
+ * neither inline them nor see which function runs. */
+void *(*volatile sys_memcpy)(void *, const void *, size_t) = memcpy;
+void *(*volatile sys_memset)(void *, int, size_t) = memset;
+
+int bench_failed;
+double bench_start;
+
+/* --- clocks --------------------------------------------------------------- */
+
+double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+#if BENCH_X86
+const int have_tsc = 1;
+uint64_t ticks(void)
+{
+	return __rdtsc();
+}
+#else
+const int have_tsc = 0;
+uint64_t ticks(void)
+{
+	return 0;
+}
+#endif
+
+int default_reps(void)
+{
+	/* calibrate decides from the ratios: two more runs */
+	int extra = opt.cmd == CMD_CALIBRATE ? 2 : 0;
+
+	return (opt.quick ? 5 : 11) + extra;
+}
+
+double default_batch_ns(void)
+{
+	if (opt.batch_ns > 0)
+		return opt.batch_ns;
+	return opt.quick ? 200e3 : 1e6;
+}
+
+/* --- buffers ------------------------------------------------------------- */
+
+#define HUGE_ALIGN (2 * MIB)
+#define MAX_MAPS 32
+
+static struct {
+	char *user, *raw;
+	size_t len;
+} maps[MAX_MAPS];
+
+char *buf_alloc(size_t bytes, int fill)
+{
+	size_t len = bytes + HUGE_ALIGN;
+	char *raw, *p;
+	char a[32];
+
+	raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED) {
+		fmt_size(bytes, a, sizeof(a));
+		fprintf(stderr,
+			"fastmem-bench: cannot map %s: %s (try a smaller "
+			"--region)\n",
+			a, strerror(errno));
+		exit(1);
+	}
+	p = (char *)(((uintptr_t)raw + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1));
+#ifdef MADV_HUGEPAGE
+	if (opt.thp && bytes >= 2 * HUGE_ALIGN)
+		madvise(p, bytes & ~(HUGE_ALIGN - 1), MADV_HUGEPAGE);
+#endif
+	/* pre-fault: every page written, none left as the shared zero page */
+	sys_memset(p, fill, bytes);
+	for (int i = 0; i < MAX_MAPS; i++) {
+		if (!maps[i].user) {
+			maps[i].user = p;
+			maps[i].raw = raw;
+			maps[i].len = len;
+			break;
+		}
+	}
+	return p;
+}
+
+void buf_free(char *p, size_t bytes)
+{
+	(void)bytes;
+	for (int i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].user == p) {
+			munmap(maps[i].raw, maps[i].len);
+			maps[i].user = NULL;
+			return;
+		}
+	}
+}
+
+/*
+ * A swept region is a guard page, then slots: each slot holds the largest
+ * offset used (< 4096), the n bytes and 64 guard bytes, rounded up to pages,
+ * so offsets keep their meaning relative to page boundaries.
+ */
+size_t sweep_stride(size_t n)
+{
+	return (n + PAGE + 64 + PAGE - 1) & ~(PAGE - 1);
+}
+
+/* The caches this process's data can live in: L2 and L3 (whole). */
+static size_t cache_bytes(void)
+{
+	struct fm_cache_info ci;
+
+	fm_cache_info(&ci);
+	return ci.l2 + ci.l3;
+}
+
+/*
+ * --region, else the default, raised to 4x the caches (so that "memory"
+ * means memory even with a large L3) but to no more than a quarter of RAM.
+ */
+size_t region_total(size_t quick_default, size_t full_default)
+{
+	size_t r = opt.quick ? quick_default : full_default;
+	size_t want = 4 * cache_bytes();
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	size_t ram = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0;
+
+	if (opt.region)
+		return opt.region;
+	if (ram && want > ram / 4)
+		want = ram / 4;
+	if (sizeof(void *) < 8 && want > 512 * MIB)
+		want = 512 * MIB; /* a 32-bit address space */
+	if (r < want)
+		r = (want + MIB - 1) & ~(MIB - 1);
+	return r;
+}
+
+#define FLUSH_MAX_N (64 * KIB)
+
+#if BENCH_X86
+static int have_clflushopt = -1;
+
+static void flush_lines(const char *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, e = (uintptr_t)p + n;
+
+	if (have_clflushopt)
+		for (; a < e; a += 64)
+			__asm__ volatile("clflushopt %0"
+					 : "+m"(*(volatile char *)a));
+	else
+		for (; a < e; a += 64)
+			__asm__ volatile("clflush %0"
+					 : "+m"(*(volatile char *)a));
+}
+#endif
+
+int sweep_flush(size_t n, size_t slots)
+{
+#if BENCH_X86
+	size_t lines = (n + 63) / 64 + 1;
+
+	if (have_clflushopt < 0) {
+		unsigned a, b, c, d;
+
+		have_clflushopt = __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+				  (b & (1u << 23));
+	}
+	/* flush if the lines swept would fit twice in the caches */
+	return slots > 1 && n <= FLUSH_MAX_N &&
+	       slots * lines * 64 < 2 * cache_bytes() + 64 * MIB;
+#else
+	(void)n;
+	(void)slots;
+	return 0;
+#endif
+}
+
+/* After a batch of k calls from sweep position p0: push the lines they
+ * touched out of the caches. */
+static void flush_batch(struct job *j, size_t p0, long k)
+{
+#if BENCH_X86
+	size_t p = p0, n = j->n;
+
+	if ((long)j->slots < k)
+		k = (long)j->slots;
+	if (j->run == run_cpage || j->run == run_clear)
+		n *= PAGE;
+	for (long i = 0; i < k; i++) {
+		if (j->dstep)
+			flush_lines(j->dst + p * j->dstep, n);
+		if (j->sstep)
+			flush_lines(j->src + p * j->sstep, n);
+		if (++p >= j->slots)
+			p = 0;
+	}
+	__asm__ volatile("mfence" ::: "memory");
+#else
+	(void)j;
+	(void)p0;
+	(void)k;
+#endif
+}
+
+/* --- rows from the registry ---------------------------------------------- */
+
+static const char *const op_keys[FM_OP_COUNT] = {
+	"memcpy", "memmove", "memset", "copy_page", "clear_page",
+};
+
+static const char *const dispatch_names[FM_OP_COUNT] = {
+	"fm_memcpy",	"fm_memmove",	  "fm_memset",
+	"fm_copy_page", "fm_clear_pages",
+};
+
+static void sys_copy_page(void *d, const void *s)
+{
+	sys_memcpy(d, s, PAGE);
+}
+
+static void sys_clear_pages(void *p, size_t npages)
+{
+	sys_memset(p, 0, npages * PAGE);
+}
+
+static void *sys_memmove_fn(void *d, const void *s, size_t n)
+{
+	return memmove(d, s, n);
+}
+
+static void *(*volatile sys_memmove)(void *, const void *,
+				     size_t) = sys_memmove_fn;
+
+int variant_wanted(const char *name)
+{
+	if (!opt.nvariants)
+		return 1;
+	for (int i = 0; i < opt.nvariants; i++) {
+		if (!strcmp(opt.variants[i], name))
+			return 1;
+		if (!strncmp(name, "fm_", 3) && !strcmp(opt.variants[i], "fm"))
+			return 1;
+	}
+	return 0;
+}
+
+static int name_known(const char *v, const enum fm_op *ops, int nops)
+{
+	if (!strcmp(v, "libc") || !strcmp(v, "system") || !strcmp(v, "fm") ||
+	    !strcmp(v, "fm_memcpy_hint") || !strcmp(v, "fm_memset_hint"))
+		return 1;
+	for (int k = 0; k < nops; k++) {
+		const struct fm_variant *list;
+		size_t n = fm_variants(ops[k], &list);
+
+		if (!strcmp(v, dispatch_names[ops[k]]))
+			return 1;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(v, list[i].name))
+				return 1;
+	}
+	return 0;
+}
+
+void check_variant_args(const enum fm_op *ops, int nops)
+{
+	for (int i = 0; i < opt.nvariants; i++) {
+		if (name_known(opt.variants[i], ops, nops))
+			continue;
+		fprintf(stderr,
+			"fastmem-bench %s: --variant %s: no such variant; "
+			"valid:",
+			opt.cmd_name, opt.variants[i]);
+		for (int k = 0; k < nops; k++) {
+			const struct fm_variant *list;
+			size_t n = fm_variants(ops[k], &list);
+
+			fprintf(stderr, " %s (", op_keys[ops[k]]);
+			for (size_t j = 0; j < n; j++)
+				fprintf(stderr, "%s%s", j ? ", " : "",
+					list[j].name);
+			fprintf(stderr, ", %s)", dispatch_names[ops[k]]);
+		}
+		fprintf(stderr, "; also fm (every fm_* row)\n");
+		exit(2);
+	}
+}
+
+int selected_is_policy(enum fm_op op)
+{
+	const struct fm_variant *list;
+	size_t n = fm_variants(op, &list);
+	const char *sel = fm_selected(op);
+
+	for (size_t i = 0; i < n; i++)
+		if (sel && !strcmp(list[i].name, sel))
+			return !!(list[i].flags & FM_VARIANT_POLICY);
+	return 0;
+}
+
+static void hint_copy_page_nt(void *d, const void *s)
+{
+	fm_memcpy_hint(d, s, PAGE, FM_HINT_NONTEMPORAL);
+}
+
+static void hint_clear_pages_nt(void *p, size_t npages)
+{
+	fm_memset_hint(p, 0, npages * PAGE, FM_HINT_NONTEMPORAL);
+}
+
+int hint_series(enum fm_op op, struct series *out)
+{
+	int copy = op == FM_OP_COPY_PAGE;
+	const char *name = copy ? "fm_memcpy_hint" : "fm_memset_hint";
+
+	if (!selected_is_policy(copy ? FM_OP_MEMCPY : FM_OP_MEMSET) ||
+	    !variant_wanted(name))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s nt", name);
+	out->flags = S_NT | S_DISPATCH;
+	if (copy)
+		out->fn.cpage = hint_copy_page_nt;
+	else
+		out->fn.clear = hint_clear_pages_nt;
+	return 1;
+}
+
+int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
+		  int with_dispatch)
+{
+	const struct fm_variant *list;
+	size_t n = fm_variants(op, &list);
+	const char *sel = fm_selected(op);
+	char skipped[512] = "";
+	size_t sl = 0;
+	int c = 0;
+
+	if (with_ref && c < max) {
+		struct series *s = &out[c++];
+
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "libc");
+		s->flags = S_REF;
+		switch (op) {
+		case FM_OP_MEMCPY:
+			s->fn.copy = sys_memcpy;
+			break;
+		case FM_OP_MEMMOVE:
+			s->fn.copy = sys_memmove;
+			break;
+		case FM_OP_MEMSET:
+			s->fn.set = sys_memset;
+			break;
+		case FM_OP_COPY_PAGE:
+			s->fn.cpage = sys_copy_page;
+			break;
+		default:
+			s->fn.clear = sys_clear_pages;
+		}
+	}
+	if (with_dispatch && c < max && variant_wanted(dispatch_names[op])) {
+		struct series *s = &out[c++];
+
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", dispatch_names[op]);
+		s->flags = S_DISPATCH;
+		switch (op) {
+		case FM_OP_MEMCPY:
+			s->fn.copy = fm_memcpy;
+			break;
+		case FM_OP_MEMMOVE:
+			s->fn.copy = fm_memmove;
+			break;
+		case FM_OP_MEMSET:
+			s->fn.set = fm_memset;
+			break;
+		case FM_OP_COPY_PAGE:
+			s->fn.cpage = fm_copy_page;
+			break;
+		default:
+			s->fn.clear = fm_clear_pages;
+		}
+	}
+	for (size_t i = 0; i < n && c < max; i++) {
+		const struct fm_variant *v = &list[i];
+		struct series *s;
+
+		if (!variant_wanted(v->name))
+			continue;
+		if (!v->usable) {
+			sl += (size_t)snprintf(
+				skipped + sl,
+				sl < sizeof(skipped) ? sizeof(skipped) - sl : 0,
+				"%s%s (needs %s)", sl ? ", " : "", v->name,
+				v->isa);
+			if (sl >= sizeof(skipped))
+				sl = sizeof(skipped) - 1;
+			continue;
+		}
+		s = &out[c++];
+		memset(s, 0, sizeof(*s));
+		snprintf(s->name, sizeof(s->name), "%s", v->name);
+		if (v->flags & FM_VARIANT_NT)
+			s->flags |= S_NT;
+		if (v->flags & FM_VARIANT_POLICY)
+			s->flags |= S_POLICY;
+		if (sel && !strcmp(sel, v->name))
+			s->flags |= S_SELECTED;
+		switch (op) {
+		case FM_OP_MEMCPY:
+			s->fn.copy = (copy_fn)v->fn.memcpy;
+			break;
+		case FM_OP_MEMMOVE:
+			s->fn.copy = v->fn.memmove;
+			break;
+		case FM_OP_MEMSET:
+			s->fn.set = v->fn.memset;
+			break;
+		case FM_OP_COPY_PAGE:
+			s->fn.cpage = (cpage_fn)v->fn.copy_page;
+			break;
+		default:
+			s->fn.clear = v->fn.clear_pages;
+		}
+	}
+	if (sl)
+		note("%s variants not usable here, skipped: %s", op_keys[op],
+		     skipped);
+	return c;
+}
+
+/* --- runners ---------------------------------------------------------------
+ */
+
+static const char *volatile cur_series;
+
+double run_copy(struct job *j, long k)
+{
+	copy_fn f = j->s->fn.copy;
+	char *d = j->dst, *s = j->src;
+	size_t n = j->n, ds = j->dstep, ss = j->sstep, slots = j->slots;
+	size_t p = *j->pos;
+	uint64_t t0 = ticks();
+	double a = now_ns(), b;
+
+	for (long i = 0; i < k; i++) {
+		f(d + p * ds, s + p * ss, n);
+		if (++p >= slots)
+			p = 0;
+	}
+	b = now_ns();
+	j->tsc = ticks() - t0;
+	if (j->flush)
+		flush_batch(j, *j->pos, k);
+	*j->pos = p;
+	return b - a;
+}
+
+double run_set(struct job *j, long k)
+{
+	set_fn f = j->s->fn.set;
+	char *d = j->dst;
+	size_t n = j->n, ds = j->dstep, slots = j->slots;
+	size_t p = *j->pos;
+	int c = j->c;
+	uint64_t t0 = ticks();
+	double a = now_ns(), b;
+
+	for (long i = 0; i < k; i++) {
+		f(d + p * ds, c, n);
+		if (++p >= slots)
+			p = 0;
+	}
+	b = now_ns();
+	j->tsc = ticks() - t0;
+	if (j->flush)
+		flush_batch(j, *j->pos, k);
+	*j->pos = p;
+	return b - a;
+}
+
+double run_cpage(struct job *j, long k)
+{
+	cpage_fn f = j->s->fn.cpage;
+	char *d = j->dst, *s = j->src;
+	size_t ds = j->dstep, ss = j->sstep, slots = j->slots;
+	size_t p = *j->pos;
+	uint64_t t0 = ticks();
+	double a = now_ns(), b;
+
+	for (long i = 0; i < k; i++) {
+		f(d + p * ds, s + p * ss);
+		if (++p >= slots)
+			p = 0;
+	}
+	b = now_ns();
+	j->tsc = ticks() - t0;
+	if (j->flush)
+		flush_batch(j, *j->pos, k);
+	*j->pos = p;
+	return b - a;
+}
+
+double run_clear(struct job *j, long k)
+{
+	clear_fn f = j->s->fn.clear;
+	char *d = j->dst;
+	size_t n = j->n, ds = j->dstep, slots = j->slots;
+	size_t p = *j->pos;
+	uint64_t t0 = ticks();
+	double a = now_ns(), b;
+
+	for (long i = 0; i < k; i++) {
+		f(d + p * ds, n);
+		if (++p >= slots)
+			p = 0;
+	}
+	b = now_ns();
+	j->tsc = ticks() - t0;
+	if (j->flush)
+		flush_batch(j, *j->pos, k);
+	*j->pos = p;
+	return b - a;
+}
+
+/* --- verification ------------------------------------------------------------
+ *
+ * Before the first timed call of a cell, each row runs once on slot 0 with
+ * fresh data: the bytes it must write are set to something else first, and
+ * 64 guard bytes on each side must survive.  Up to 1 MiB everything is
+ * checked; above, the first and last 4 KiB and 256 random 64-byte windows.
+ */
+
+#define GUARD 64
+#define FULL_CHECK (1 * MIB)
+#define NWIN 256
+#define WIN 64
+
+struct windows {
+	size_t off[NWIN + 2], len[NWIN + 2];
+	int n;
+};
+
+static void make_windows(struct windows *w, size_t n, unsigned gen)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ull ^ ((uint64_t)gen << 32) ^ n;
+
+	w->n = 0;
+	if (n <= FULL_CHECK) {
+		w->off[0] = 0;
+		w->len[0] = n;
+		w->n = 1;
+		return;
+	}
+	w->off[w->n] = 0;
+	w->len[w->n++] = 4096;
+	w->off[w->n] = n - 4096;
+	w->len[w->n++] = 4096;
+	for (int i = 0; i < NWIN; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w->off[w->n] = (size_t)(x % (n - WIN));
+		w->len[w->n++] = WIN;
+	}
+}
+
+static inline unsigned char pat(unsigned gen, size_t i)
+{
+	uint32_t v = (uint32_t)(i + gen * 0x51u) * 0x9E3779B1u;
+
+	return (unsigned char)(v >> 24);
+}
+
+static int check_guards(struct job *j, unsigned char *d, size_t n,
+			unsigned char g)
+{
+	for (size_t i = 1; i <= GUARD; i++) {
+		if (d[-(ptrdiff_t)i] != g) {
+			snprintf(j->why, sizeof(j->why),
+				 "wrote %zu byte(s) before the destination", i);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < GUARD; i++) {
+		if (d[n + i] != g) {
+			snprintf(j->why, sizeof(j->why),
+				 "wrote past the end (byte n+%zu)", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int copy_check(struct job *j, unsigned char *d, unsigned char *s,
+		      size_t n, void *(*call)(struct job *, void *, void *))
+{
+	struct windows w;
+	unsigned gen = ++j->gen;
+	void *ret;
+
+	make_windows(&w, n, gen);
+	for (int k = 0; k < w.n; k++) {
+		for (size_t i = w.off[k]; i < w.off[k] + w.len[k]; i++) {
+			s[i] = pat(gen, i);
+			d[i] = (unsigned char)~pat(gen, i);
+		}
+	}
+	for (size_t i = 1; i <= GUARD; i++) {
+		d[-(ptrdiff_t)i] = 0xC3;
+		s[-(ptrdiff_t)i] = 0x3C;
+		d[n + i - 1] = 0xC3;
+		s[n + i - 1] = 0x3C;
+	}
+	ret = call(j, d, s);
+	if (ret && ret != (void *)d) {
+		snprintf(j->why, sizeof(j->why),
+			 "returned %p, not the destination %p", ret, (void *)d);
+		return -1;
+	}
+	for (int k = 0; k < w.n; k++) {
+		for (size_t i = w.off[k]; i < w.off[k] + w.len[k]; i++) {
+			if (d[i] != pat(gen, i)) {
+				snprintf(j->why, sizeof(j->why),
+					 "byte %zu of %zu is 0x%02x, expected "
+					 "0x%02x",
+					 i, n, d[i], pat(gen, i));
+				return -1;
+			}
+		}
+	}
+	return check_guards(j, d, n, 0xC3);
+}
+
+static void *call_copy(struct job *j, void *d, void *s)
+{
+	return j->s->fn.copy(d, s, j->n);
+}
+
+static void *call_cpage(struct job *j, void *d, void *s)
+{
+	j->s->fn.cpage(d, s);
+	return NULL;
+}
+
+int verify_copy(struct job *j)
+{
+	return copy_check(j, (unsigned char *)j->dst, (unsigned char *)j->src,
+			  j->n, call_copy);
+}
+
+int verify_cpage(struct job *j)
+{
+	return copy_check(j, (unsigned char *)j->dst, (unsigned char *)j->src,
+			  PAGE, call_cpage);
+}
+
+static int set_check(struct job *j, unsigned char *d, size_t n, int c,
+		     int is_clear)
+{
+	struct windows w;
+	unsigned gen = ++j->gen;
+	unsigned char want = (unsigned char)c;
+	unsigned char g = want == 0xC3 ? 0x3C : 0xC3;
+	void *ret = NULL;
+
+	make_windows(&w, n, gen);
+	for (int k = 0; k < w.n; k++)
+		for (size_t i = w.off[k]; i < w.off[k] + w.len[k]; i++)
+			d[i] = (unsigned char)(~want ^ (pat(gen, i) & 0x0f));
+	for (size_t i = 1; i <= GUARD; i++) {
+		d[-(ptrdiff_t)i] = g;
+		d[n + i - 1] = g;
+	}
+	if (is_clear)
+		j->s->fn.clear(d, j->n);
+	else
+		ret = j->s->fn.set(d, c, n);
+	if (!is_clear && ret != (void *)d) {
+		snprintf(j->why, sizeof(j->why),
+			 "returned %p, not the destination %p", ret, (void *)d);
+		return -1;
+	}
+	for (int k = 0; k < w.n; k++) {
+		for (size_t i = w.off[k]; i < w.off[k] + w.len[k]; i++) {
+			if (d[i] != want) {
+				snprintf(j->why, sizeof(j->why),
+					 "byte %zu of %zu is 0x%02x, expected "
+					 "0x%02x",
+					 i, n, d[i], want);
+				return -1;
+			}
+		}
+	}
+	return check_guards(j, d, n, g);
+}
+
+int verify_set(struct job *j)
+{
+	return set_check(j, (unsigned char *)j->dst, j->n, j->c, 0);
+}
+
+int verify_clear(struct job *j)
+{
+	return set_check(j, (unsigned char *)j->dst, j->n * PAGE, 0, 1);
+}
+
+/* --- statistics
+ * --------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+	double f = pos - i;
+
+	if (i + 1 >= n)
+		return sorted[n - 1];
+	return sorted[i] * (1 - f) + sorted[i + 1] * f;
+}
+
+static struct stat5 stats(double *v, int n)
+{
+	struct stat5 s = { 0, 0, 0, 0, 0 };
+
+	if (n <= 0)
+		return s;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	s.min = v[0];
+	s.max = v[n - 1];
+	s.med = quantile(v, n, 0.5);
+	s.q1 = quantile(v, n, 0.25);
+	s.q3 = quantile(v, n, 0.75);
+	return s;
+}
+
+/* --- one cell
+ * ----------------------------------------------------------------- */
+
+#define MAX_K (1L << 30)
+
+/* Relative interquartile range of n values (not reordered). */
+static double spread(const double *v, int n)
+{
+	double tmp[3 * 1000];
+	struct stat5 s;
+
+	if (n < 3 || n > (int)(sizeof(tmp) / sizeof(tmp[0])))
+		return 0;
+	memcpy(tmp, v, sizeof(double) * (size_t)n);
+	s = stats(tmp, n);
+	return s.med > 0 ? (s.q3 - s.q1) / s.med : 0;
+}
+
+/* Without --reps, a cell whose spread stays above this gets more runs. */
+#define NOISY 0.10
+
+void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
+		  struct cell *out, int *verified)
+{
+	int base = opt.reps > 0 ? opt.reps : default_reps();
+	int maxr = opt.reps > 0 ? base : 3 * base;
+	/* --quick must end within a minute: no extra runs after 35 s */
+	int late = opt.quick && now_ns() - bench_start > 35e9;
+	double cap = opt.quick ? 1.5e9 : 8e9;
+	double target = default_batch_ns();
+	double *val = calloc((size_t)nj * (size_t)maxr, sizeof(double));
+	double *tsc = calloc((size_t)nj * (size_t)maxr, sizeof(double));
+	double *rat = calloc((size_t)nj * (size_t)maxr, sizeof(double));
+	int ok[MAX_SERIES], cal = -1, r;
+	long k = 1;
+	double t, start;
+
+	if (!val || !tsc || !rat || nj > MAX_SERIES) {
+		fprintf(stderr, "fastmem-bench: out of memory\n");
+		exit(1);
+	}
+	for (int i = 0; i < nj; i++) {
+		int st = verified ? verified[i] : 0;
+
+		memset(&out[i], 0, sizeof(out[i]));
+		if (!st) {
+			cur_series = jobs[i].s->name;
+			jobs[i].why[0] = 0;
+			st = jobs[i].verify(&jobs[i]) ? CELL_WRONG : CELL_OK;
+			if (st == CELL_WRONG) {
+				fprintf(stderr,
+					"fastmem-bench: %s: WRONG RESULT in "
+					"%s: %s; not timed\n",
+					jobs[i].s->name, activity_text(),
+					jobs[i].why);
+				bench_failed = 1;
+			}
+			if (verified)
+				verified[i] = st;
+		}
+		ok[i] = st == CELL_OK;
+		out[i].state = st;
+		if (ok[i] && (cal < 0 || i == ref))
+			cal = i;
+	}
+	if (cal < 0)
+		goto done;
+
+	/* batch size: calls until a batch lasts `target` */
+	cur_series = jobs[cal].s->name;
+	for (;;) {
+		t = jobs[cal].run(&jobs[cal], k);
+		if (t >= target || k >= MAX_K)
+			break;
+		double f = t > 0 ? target * 1.2 / t : 64;
+		long nk = (long)(k * (f > 64 ? 64 : f));
+		k = nk > 2 * k ? nk : 2 * k;
+	}
+	/* warm-up (skipped when a single call already takes 20 ms) */
+	if (t < 20e6) {
+		double fastest = t;
+
+		for (int i = 0; i < nj; i++) {
+			if (!ok[i])
+				continue;
+			cur_series = jobs[i].s->name;
+			double w = jobs[i].run(&jobs[i], k);
+			if (w < fastest)
+				fastest = w;
+		}
+		if (fastest > 0 && fastest < target / 2 && k < MAX_K)
+			k = (long)(k * (target / fastest > 16
+						? 16
+						: target / fastest));
+	}
+
+	/* runs: every row once per run, the order rotating */
+	start = now_ns();
+	for (r = 0; r < maxr; r++) {
+		int noisy = 0;
+
+		if (r >= base) {
+			for (int i = 0; i < nj; i++)
+				if (ok[i] && spread(&val[i * maxr], r) > NOISY)
+					noisy = 1;
+			if (!noisy || late || now_ns() - start > cap)
+				break;
+		}
+		for (int x = 0; x < nj; x++) {
+			int i = (x + r) % nj;
+
+			if (!ok[i])
+				continue;
+			cur_series = jobs[i].s->name;
+			t = jobs[i].run(&jobs[i], k);
+			if (t <= 0)
+				t = 1;
+			if (unit == UNIT_GBS)
+				val[i * maxr + r] = jobs[i].bytes * k / t;
+			else
+				val[i * maxr + r] = t / (k * jobs[i].ops);
+			tsc[i * maxr + r] =
+				(double)jobs[i].tsc / ((double)k * jobs[i].ops);
+		}
+		for (int i = 0; i < nj; i++) {
+			if (!ok[i] || !ok[ref])
+				continue;
+			double a = val[i * maxr + r], b = val[ref * maxr + r];
+			rat[i * maxr + r] = unit == UNIT_GBS ? a / b : b / a;
+		}
+	}
+	for (int i = 0; i < nj; i++) {
+		if (!ok[i])
+			continue;
+		out[i].v = stats(&val[i * maxr], r);
+		if (have_tsc)
+			out[i].tsc = stats(&tsc[i * maxr], r).med;
+		out[i].pratio = ok[ref] ? stats(&rat[i * maxr], r).med : 0;
+		out[i].nsamples = r;
+	}
+	for (int i = 0; i < nj; i++) {
+		if (!ok[i] || !ok[ref] || out[i].v.med <= 0 ||
+		    out[ref].v.med <= 0)
+			continue;
+		out[i].ratio = unit == UNIT_GBS ? out[i].v.med / out[ref].v.med
+						: out[ref].v.med / out[i].v.med;
+	}
+done:
+	cur_series = NULL;
+	free(val);
+	free(tsc);
+	free(rat);
+}
+
+/* --- progress
+ * ------------------------------------------------------------------- */
+
+static struct {
+	long total, done;
+	double start, last;
+	int shown, tty;
+} prog;
+
+void progress_begin(long total)
+{
+	prog.total = total > 0 ? total : 1;
+	prog.done = 0;
+	prog.start = prog.last = now_ns();
+	prog.shown = 0;
+	prog.tty = isatty(2);
+}
+
+void progress_step(const char *what)
+{
+	double t = now_ns();
+	int on = opt.progress < 0 ? prog.tty : opt.progress;
+
+	prog.done++;
+	if (!on || t - prog.start < 2e9)
+		return;
+	if (t - prog.last < (prog.tty ? 2e8 : 2e9) && prog.done < prog.total)
+		return;
+	prog.last = t;
+	double el = (t - prog.start) / 1e9;
+	double left = el * (double)(prog.total - prog.done) / (double)prog.done;
+	fprintf(stderr,
+		"%sfastmem-bench %s: %3ld%% (%ld/%ld) %s, ~%.0f s left%s",
+		prog.tty ? "\r\033[K" : "", opt.cmd_name,
+		prog.done * 100 / prog.total, prog.done, prog.total, what, left,
+		prog.tty ? "" : "\n");
+	prog.shown = 1;
+}
+
+void progress_end(void)
+{
+	if (prog.shown && prog.tty)
+		fprintf(stderr, "\r\033[K");
+	prog.shown = 0;
+}
+
+/* --- crash reports
+ * ----------------------------------------------------------------- */
+
+static char activity_buf[200];
+
+void activity(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(activity_buf, sizeof(activity_buf), fmt, ap);
+	va_end(ap);
+}
+
+const char *activity_text(void)
+{
+	return activity_buf;
+}
+
+static void put(const char *s)
+{
+	if (s)
+		(void)!write(2, s, strlen(s));
+}
+
+static void crash(int sig)
+{
+	put(prog.tty && prog.shown ? "\r\033[K" : "");
+	put("fastmem-bench: ");
+	put(sig == SIGSEGV  ? "segmentation fault"
+	    : sig == SIGBUS ? "bus error"
+	    : sig == SIGILL ? "illegal instruction"
+			    : "fatal signal");
+	put(" in ");
+	put(cur_series ? cur_series : "the benchmark itself");
+	put(" (");
+	put(activity_buf);
+	put(")\n");
+	raise(sig);
+}
+
+void install_crash_handler(void)
+{
+	struct sigaction sa;
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash;
+	sa.sa_flags = (int)SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* --- sizes
+ * -----------------------------------------------------------------------------
+ */
+
+int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 0:
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	case 'b':
+	case 'B':
+		if (end[1])
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	if (shift) {
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -1;
+	}
+	if (shift && v > (SIZE_MAX >> shift))
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+void fmt_size(size_t v, char *buf, size_t len)
+{
+	if (v && v % GIB == 0)
+		snprintf(buf, len, "%zu GiB", v / GIB);
+	else if (v && v % MIB == 0)
+		snprintf(buf, len, "%zu MiB", v / MIB);
+	else if (v && v % KIB == 0)
+		snprintf(buf, len, "%zu KiB", v / KIB);
+	else
+		snprintf(buf, len, "%zu B", v);
+}
+
+void fmt_size_short(size_t v, char *buf, size_t len)
+{
+	if (v == SIZE_MAX)
+		snprintf(buf, len, "never");
+	else if (v && v % GIB == 0)
+		snprintf(buf, len, "%zuG", v / GIB);
+	else if (v && v % MIB == 0)
+		snprintf(buf, len, "%zuM", v / MIB);
+	else if (v && v % KIB == 0)
+		snprintf(buf, len, "%zuK", v / KIB);
+	else
+		snprintf(buf, len, "%zu", v);
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fastmem-bench versus: the x86 issue's measurement in one interleaved run,
+ * fm_memcpy/fm_memset against glibc, compact enough for a README.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const size_t hot_sizes[] = {
+	8,	  32,	     128,	512,	 2 * KIB, 8 * KIB,
+	32 * KIB, 128 * KIB, 512 * KIB, 2 * MIB, 8 * MIB, 32 * MIB,
+};
+static const size_t cold_sizes[] = {
+	1 * MIB,  2 * MIB,  4 * MIB,   8 * MIB,	  16 * MIB,
+	32 * MIB, 64 * MIB, 128 * MIB, 256 * MIB,
+};
+static const size_t clear_sizes[] = { 64 * MIB, 128 * MIB, 256 * MIB };
+
+static void libc_clear(void *p, size_t npages)
+{
+	sys_memset(p, 0, npages * PAGE);
+}
+
+static void fm_clear_one(void *p, size_t npages)
+{
+	for (size_t i = 0; i < npages; i++)
+		fm_clear_page((char *)p + i * PAGE);
+}
+
+#if BENCH_X86
+static void rep_stosb(void *p, size_t npages)
+{
+	void *d = p;
+	size_t n = npages * PAGE;
+
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
+}
+#endif
+
+static const char *libc_label(void)
+{
+#ifdef __GLIBC__
+	return "glibc";
+#else
+	return "libc";
+#endif
+}
+
+/* geometric mean, min and max of the ratios, under the table */
+static void summarize(struct table *t, int s)
+{
+	double lg = 0, lo = 1e9, hi = 0;
+	int n = 0, xlo = 0, xhi = 0;
+
+	for (int x = 0; x < t->nx; x++) {
+		const struct cell *c = table_cell(t, s, x);
+
+		if (c->state != CELL_OK || c->ratio <= 0)
+			continue;
+		lg += log(c->ratio);
+		n++;
+		if (c->ratio < lo)
+			lo = c->ratio, xlo = x;
+		if (c->ratio > hi)
+			hi = c->ratio, xhi = x;
+	}
+	if (n > 1)
+		snprintf(t->footer, sizeof(t->footer),
+			 "   %s/%s: geometric mean %.2fx, lowest %.2fx (%s), "
+			 "highest %.2fx (%s)\n",
+			 t->series[s].name, t->series[t->ref].name, exp(lg / n),
+			 lo, t->xlabel[xlo], hi, t->xlabel[xhi]);
+}
+
+struct region {
+	char *src, *dst;
+	size_t side;
+};
+
+/* One table: a job per series, built by kind. */
+enum kind { K_COPY, K_SET, K_CLEAR, K_READBACK };
+
+static void run_table(struct table *t, enum kind kind, const size_t *sizes,
+		      int n, size_t soff, size_t doff, int cold,
+		      const struct region *r)
+{
+	size_t pos = 0;
+
+	for (int x = 0; x < n; x++)
+		table_add_point(t, sizes[x],
+				kind == K_READBACK ? "1 page" : NULL);
+	for (int x = 0; x < n; x++) {
+		struct job jobs[MAX_SERIES];
+		struct cell out[MAX_SERIES];
+		size_t sz = sizes[x], st = sweep_stride(sz);
+		size_t slots = cold ? (r->side - PAGE) / st : 1;
+
+		if (!slots)
+			slots = 1;
+		pos %= slots;
+		activity("versus %s %s", t->id, t->xlabel[x]);
+		for (int s = 0; s < t->ns; s++) {
+			struct job *j = &jobs[s];
+
+			memset(j, 0, sizeof(*j));
+			j->s = &t->series[s];
+			j->src = r->src + PAGE + soff;
+			j->dst = r->dst + PAGE + doff;
+			j->slots = slots;
+			j->flush = cold && sweep_flush(sz, slots);
+			j->pos = &pos;
+			j->bytes = (double)sz;
+			j->ops = 1;
+			j->n = sz;
+			switch (kind) {
+			case K_COPY:
+				j->run = run_copy;
+				j->verify = verify_copy;
+				j->sstep = j->dstep = cold ? st : 0;
+				break;
+			case K_SET:
+				j->run = run_set;
+				j->verify = verify_set;
+				j->dstep = cold ? st : 0;
+				break;
+			case K_CLEAR:
+				j->run = run_clear;
+				j->verify = verify_clear;
+				j->n = sz / PAGE;
+				j->dstep = cold ? st : 0;
+				break;
+			case K_READBACK:
+				j->run = run_rb_clear;
+				j->verify = verify_clear;
+				j->n = 1;
+				j->c = RB_ALL;
+				break;
+			}
+		}
+		measure_cell(jobs, t->ns, t->ref,
+			     kind == K_READBACK ? UNIT_NS : UNIT_GBS, out,
+			     NULL);
+		for (int s = 0; s < t->ns; s++)
+			*table_cell(t, s, x) = out[s];
+		progress_step(activity_text());
+	}
+	progress_end();
+	summarize(t, t->ns - 1);
+	table_emit(t);
+}
+
+static struct table *two(const char *id, const char *title,
+			 const char *subtitle, enum unit unit)
+{
+	struct table *t = table_new(id, unit, 0);
+
+	snprintf(t->title, sizeof(t->title), "%s", title);
+	snprintf(t->subtitle, sizeof(t->subtitle), "%s", subtitle);
+	t->plot = unit == UNIT_GBS;
+	t->ns = 2;
+	memset(t->series, 0, 2 * sizeof(t->series[0]));
+	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s",
+		 libc_label());
+	t->series[0].flags = S_REF;
+	snprintf(t->series[1].name, sizeof(t->series[1].name), "fastmem");
+	t->series[1].flags = S_DISPATCH;
+	return t;
+}
+
+int cmd_versus(void)
+{
+	const size_t *hs = opt.nsizes ? opt.sizes : hot_sizes;
+	int nh = opt.nsizes ? opt.nsizes
+			    : (int)(sizeof(hot_sizes) / sizeof(*hot_sizes));
+	int nc = (int)(sizeof(cold_sizes) / sizeof(*cold_sizes));
+	int nx = (int)(sizeof(clear_sizes) / sizeof(*clear_sizes));
+	size_t maxh = 0;
+	struct region hot, cold;
+	struct table *t;
+	char a[24], sub[200];
+
+	for (int i = 0; i < nh; i++)
+		if (hs[i] > maxh)
+			maxh = hs[i];
+	/* per side: half the region, >= 1 GiB, and 4 positions of 256 MiB */
+	if (sizeof(void *) < 8) {
+		/* a 32-bit address space: 256 MiB a side, sizes that fit */
+		cold.side = opt.region ? opt.region / 2 : 256 * MIB;
+	} else {
+		cold.side = region_total(2 * GIB, 2 * GIB) / 2;
+		if (cold.side < 1 * GIB)
+			cold.side = 1 * GIB;
+		if (cold.side < PAGE + 4 * sweep_stride(256 * MIB))
+			cold.side =
+				(PAGE + 4 * sweep_stride(256 * MIB) + MIB - 1) &
+				~(MIB - 1);
+	}
+	while (nc > 1 &&
+	       PAGE + 4 * sweep_stride(cold_sizes[nc - 1]) > cold.side)
+		nc--;
+	while (nx > 1 &&
+	       PAGE + 4 * sweep_stride(clear_sizes[nx - 1]) > cold.side)
+		nx--;
+	hot.side = PAGE + sweep_stride(maxh) + PAGE;
+	fmt_size(cold.side, a, sizeof(a));
+	note("fastmem = fm_memcpy / fm_memset / fm_clear_pages / "
+	     "fm_clear_page, as dispatched (memcpy %s, memset %s, "
+	     "clear_page %s)",
+	     fm_selected(FM_OP_MEMCPY), fm_selected(FM_OP_MEMSET),
+	     fm_selected(FM_OP_CLEAR_PAGE));
+	cold.src = buf_alloc(cold.side, 0x11);
+	cold.dst = buf_alloc(cold.side, 0x22);
+	hot.src = buf_alloc(hot.side, 0x11);
+	hot.dst = buf_alloc(hot.side, 0x22);
+	progress_begin(2L * nh + 2L * nc + nx + 1);
+
+	t = two("versus memcpy hot aligned", "memcpy, hot, aligned: GB/s",
+		"the same buffers every call", UNIT_GBS);
+	t->series[0].fn.copy = sys_memcpy;
+	t->series[1].fn.copy = fm_memcpy;
+	run_table(t, K_COPY, hs, nh, 0, 0, 0, &hot);
+
+	t = two("versus memcpy hot misaligned",
+		"memcpy, hot, misaligned (src+7, dst+13): GB/s",
+		"the same buffers every call", UNIT_GBS);
+	t->series[0].fn.copy = sys_memcpy;
+	t->series[1].fn.copy = fm_memcpy;
+	run_table(t, K_COPY, hs, nh, 7, 13, 0, &hot);
+
+	snprintf(sub, sizeof(sub),
+		 "source and destination swept over 2 x %s (never cached)", a);
+	t = two("versus memcpy cold", "memcpy, cold: GB/s", sub, UNIT_GBS);
+	t->series[0].fn.copy = sys_memcpy;
+	t->series[1].fn.copy = fm_memcpy;
+	run_table(t, K_COPY, cold_sizes, nc, 0, 0, 1, &cold);
+
+	snprintf(sub, sizeof(sub), "destination swept over %s (never cached)",
+		 a);
+	t = two("versus memset cold", "memset, cold: GB/s", sub, UNIT_GBS);
+	t->series[0].fn.set = sys_memset;
+	t->series[1].fn.set = fm_memset;
+	run_table(t, K_SET, cold_sizes, nc, 0, 0, 1, &cold);
+
+	t = two("versus clear_pages cold",
+		"clearing extents, cold: fm_clear_pages vs memset, GB/s", sub,
+		UNIT_GBS);
+	snprintf(t->series[1].name, sizeof(t->series[1].name),
+		 "fm_clear_pages");
+	t->series[0].fn.clear = libc_clear;
+	t->series[1].fn.clear = fm_clear_pages;
+	run_table(t, K_CLEAR, clear_sizes, nx, 0, 0, 1, &cold);
+
+	/* one page cleared, then read back at once (the 2005 lesson) */
+	t = table_new("versus clear_page readback", UNIT_NS, 0);
+	snprintf(t->title, sizeof(t->title),
+		 "one page cleared, then read back at once: ns per page");
+	snprintf(t->subtitle, sizeof(t->subtitle),
+		 "the same page every time; speed relative to %s",
+		 BENCH_X86 ? "rep stosb" : "memset");
+	t->xname = "size";
+	memset(t->series, 0, 3 * sizeof(t->series[0]));
+#if BENCH_X86
+	snprintf(t->series[t->ns].name, sizeof(t->series[0].name), "rep stosb");
+	t->series[t->ns].flags = S_REF;
+	t->series[t->ns++].fn.clear = rep_stosb;
+#endif
+	snprintf(t->series[t->ns].name, sizeof(t->series[0].name), "%s",
+		 libc_label());
+	t->series[t->ns].flags = BENCH_X86 ? 0 : S_REF;
+	t->series[t->ns++].fn.clear = libc_clear;
+	snprintf(t->series[t->ns].name, sizeof(t->series[0].name),
+		 "fm_clear_page");
+	t->series[t->ns].flags = S_DISPATCH;
+	t->series[t->ns++].fn.clear = fm_clear_one;
+	static const size_t one[] = { PAGE };
+	run_table(t, K_READBACK, one, 1, 0, 0, 0, &hot);
+
+	buf_free(cold.src, cold.side);
+	buf_free(cold.dst, cold.side);
+	buf_free(hot.src, hot.side);
+	buf_free(hot.dst, hot.side);
+	return 0;
+}
