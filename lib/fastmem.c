@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
+
 #include "internal.h"
 
 #if defined(__powerpc64__)
@@ -178,19 +180,21 @@ const char *fm_cpu_features_detected(void)
 	return features_text[1];
 }
 
-/*
- * libfastmem-preload.so defines this; if the memcpy this process resolves is
- * the one beside it, memcpy is ours.
- */
-extern void *fm_preload_memcpy(void *, const void *, size_t)
-	__attribute__((weak));
-extern void *memcpy(void *, const void *, size_t);
+const char *fm_cpu_notes(void)
+{
+	return fm_arch_notes();
+}
 
+/*
+ * libfastmem-preload.so defines fm_preload_memcpy and makes memcpy an alias
+ * of it; if the memcpy this process resolves is that one, memcpy is ours.
+ * (dlsym rather than &memcpy: the library must not reference memcpy.)
+ */
 int fm_preloaded(void)
 {
-	void *(*volatile libc_memcpy)(void *, const void *, size_t) = memcpy;
+	void *ours = dlsym(RTLD_DEFAULT, "fm_preload_memcpy");
 
-	return fm_preload_memcpy && (void *)libc_memcpy == (void *)fm_preload_memcpy;
+	return ours && ours == dlsym(RTLD_DEFAULT, "memcpy");
 }
 
 const char *fm_version(void)

@@ -11,7 +11,6 @@
  * that interrupted it) parses a private copy instead of waiting.
  */
 #include "internal.h"
-#include "small.h"
 #include "sys.h"
 
 #define CHUNK 256
@@ -437,12 +436,23 @@ static void append(char *dst, size_t size, const char *a, const char *b)
 	dst[n] = 0;
 }
 
+/* A plain loop (the library is built with -fno-tree-loop-distribute-patterns,
+ * so it stays one): the variants may be sanitizer-instrumented, this code
+ * must not be. */
+static void zero(void *p, size_t n)
+{
+	unsigned char *b = p;
+
+	while (n--)
+		*b++ = 0;
+}
+
 static void load(struct fm_settings *st, int warn)
 {
 	struct scan sc;
 
-	set_generic(st, 0, sizeof(*st));
-	set_generic(&sc, 0, sizeof(sc));
+	zero(st, sizeof(*st));
+	zero(&sc, sizeof(sc));
 	sc.st = st;
 	sc.warn = warn;
 	if (!FM_HAVE_RAW_SYSCALLS)

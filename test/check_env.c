@@ -4,6 +4,8 @@
  * controlled environment: the variant chosen, the thresholds and the exact
  * warnings are asserted.  The child is this program run with --child.
  */
+#include "config.h"
+
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
@@ -102,7 +104,7 @@ static void run(struct result *res, ...)
 		dup2(err[1], 2);
 		close(out[0]);
 		close(err[0]);
-		execve(argv[0][0] == '/' ? argv[0] : self, argv, env);
+		execvpe(argv[0], argv, env);
 		_exit(127);
 	}
 	close(out[1]);

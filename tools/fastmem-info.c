@@ -30,7 +30,8 @@ struct identity {
 	const char *source;
 };
 
-static void trim(char *s)
+/* used by the x86 identity and libcpuid paths only */
+static __attribute__((unused)) void trim(char *s)
 {
 	char *p = s;
 	size_t n;
@@ -132,10 +133,18 @@ static void flag_text(unsigned flags, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+static const char *sharing(unsigned n, char *buf, size_t len)
+{
+	if (!n)
+		return "?";
+	snprintf(buf, len, "%u", n);
+	return buf;
+}
+
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], sa[16], sb[16];
 
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
@@ -147,11 +156,17 @@ static void print_text(const struct identity *id)
 	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
 		printf("usable      %s (FASTMEM_DISABLE)\n", fm_cpu_features());
 	human_size(ci.l1d, a, sizeof(a));
+	if (!ci.l1d)
+		snprintf(a, sizeof(a), "?");
 	human_size(ci.l2, b, sizeof(b));
 	human_size(ci.l3, c, sizeof(c));
-	printf("caches      line %zu B, L1d %s, L2 %s (shared by %u), L3 %s "
-	       "(shared by %u)\n",
-	       ci.line, a, b, ci.l2_sharing, c, ci.l3_sharing);
+	printf("caches      line %zu B, L1d %s, L2 %s, L3 %s\n", ci.line, a, b,
+	       c);
+	printf("            L2 shared by %s, L3 shared by %s threads\n",
+	       sharing(ci.l2_sharing, sa, sizeof(sa)),
+	       sharing(ci.l3_sharing, sb, sizeof(sb)));
+	if (fm_cpu_notes()[0])
+		printf("notes       %s\n", fm_cpu_notes());
 	printf("preloaded   %s\n\n", fm_preloaded()
 				       ? "yes: this process's memcpy is libfastmem's"
 				       : "no");
@@ -200,6 +215,8 @@ static void print_json(const struct identity *id)
 	printf("},\"caches\":{\"line\":%zu,\"l1d\":%zu,\"l2\":%zu,"
 	       "\"l2_sharing\":%u,\"l3\":%zu,\"l3_sharing\":%u}",
 	       ci.line, ci.l1d, ci.l2, ci.l2_sharing, ci.l3, ci.l3_sharing);
+	printf(",\"notes\":");
+	json_str(fm_cpu_notes());
 	printf(",\"preloaded\":%s,\"operations\":{",
 	       fm_preloaded() ? "true" : "false");
 	for (int op = 0; op < FM_OP_COUNT; op++) {

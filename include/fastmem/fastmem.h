@@ -93,6 +93,8 @@ FM_API size_t fm_variants(enum fm_op op, const struct fm_variant **list);
  * FASTMEM_DISABLE), and the ones the CPU has. */
 FM_API const char *fm_cpu_features(void);
 FM_API const char *fm_cpu_features_detected(void);
+/* Probe results worth showing (e.g. PowerPC dcbz size), "" if none. */
+FM_API const char *fm_cpu_notes(void);
 
 struct fm_cache_info {
 	size_t line;		/* data cache line, bytes */

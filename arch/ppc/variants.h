@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 64-bit PowerPC entries of the registry (see lib/variants.h).  Best first.
+ *
+ * The Cell and 970 families come twice: as policies that need the CPU model
+ * (cell_auto, ppc970_auto: the automatic choice takes them only on a
+ * detected Cell or 970), and as variants that need only a verified dcbz
+ * (cell, ppc970), so FASTMEM_MEMCPY=cell can force the family where the
+ * model cannot be detected (qemu has no Cell and passes no AT_PLATFORM).
+ * Everything with dcbz in its ISA needs the probe in cpu.c to agree with
+ * AT_DCACHEBSIZE.  PowerPC has no cache-bypassing store, so the policies
+ * take the non-temporal threshold and choose by size only.
+ */
+
+#define ARCH_COPY_VARIANTS(V, P)                                               \
+	P(cell_auto, "cell,dcbz", AUTO)                                        \
+	P(ppc970_auto, "ppc970,dcbz", AUTO)                                    \
+	V(altivec, "altivec", AUTO)                                            \
+	V(cell, "dcbz", 0)                                                     \
+	V(ppc970, "dcbz", 0)                                                   \
+	V(ppc64, "", AUTO)
+
+#define ARCH_SET_VARIANTS(V, P) V(dcbz, "dcbz", AUTO)
+
+#define ARCH_COPY_PAGE_VARIANTS(V, P)                                          \
+	P(cell_auto, "cell,dcbz", AUTO)                                        \
+	P(ppc970_auto, "ppc970,dcbz", AUTO)                                    \
+	V(altivec, "altivec", AUTO)                                            \
+	V(cell, "dcbz", 0)                                                     \
+	V(ppc970, "dcbz", 0)                                                   \
+	V(ppc64, "", AUTO)
+
+#define ARCH_CLEAR_PAGE_VARIANTS(V, P) V(dcbz, "dcbz", AUTO)

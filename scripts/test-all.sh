@@ -1,0 +1,123 @@
+#!/bin/bash
+# Fresh Debian 12 -> every test suite of libfastmem:
+#   native      make check (-Werror), make distcheck
+#   sanitizers  make check built with -fsanitize=address,undefined
+#   valgrind    a reduced run under memcheck (valgrind hides AVX-512)
+#   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
+#   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
+#   (native includes the preload tests: unmodified programs with and without
+#   libfastmem-preload.so, plain and with LD_BIND_NOW=1)
+# Usage: scripts/test-all.sh [--no-deps] [STAGE...]   (as root or with sudo)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+jobs=$(nproc)
+
+deps=yes
+if [ "${1:-}" = --no-deps ]; then
+	deps=no
+	shift
+fi
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(native sanitizers valgrind i686 ppc64)
+
+if [ $deps = yes ]; then
+	scripts/deps.sh --all || exit 1
+fi
+autoreconf -fi >/dev/null 2>&1 || { autoreconf -fi; exit 1; }
+
+results=()
+failed=0
+t_all=$SECONDS
+
+# Show the logs of failed tests so CI output explains itself.
+show_failures() {
+	local dir=$1
+	for log in "$dir"/test/*.log "$dir"/test/*/*.log; do
+		[ -f "$log" ] || continue
+		if grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+			echo "----- $log"
+			tail -n 60 "$log"
+		fi
+	done
+}
+
+# Configure SRC into DIR with ARGS (unless already configured the same way).
+configure() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	(cd "$dir" && "$top/configure" -q --enable-werror "$@")
+}
+
+check_in() {
+	local dir=$1
+	shift
+	if ! make -C "$dir" -j"$jobs" -s >/dev/null; then
+		make -C "$dir" -s 2>&1 | tail -30
+		return 1
+	fi
+	make -C "$dir" -j"$jobs" check "$@" >"$dir/check.out" 2>&1
+	local rc=$?
+	grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR|# )' "$dir/check.out"
+	[ $rc -eq 0 ] || show_failures "$dir"
+	return $rc
+}
+
+stage_native() {
+	configure build/native && check_in build/native &&
+		make -C build/native -s distcheck \
+			DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
+			>build/native/distcheck.out 2>&1 ||
+		{ tail -40 build/native/distcheck.out 2>/dev/null; return 1; }
+	grep -E 'archives ready|\.tar' build/native/distcheck.out | head -3
+}
+
+stage_sanitizers() {
+	configure build/asan --disable-static --enable-sanitizers=address,undefined \
+		CFLAGS="-O1 -g" &&
+		FASTMEM_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=0 \
+			check_in build/asan TESTS="test/check_variants test/check_api test/check_env"
+}
+
+stage_valgrind() {
+	# reuses the native build; children too (Check forks per test)
+	FASTMEM_TEST_QUICK=1 check_in build/native \
+		TESTS="test/check_variants test/check_api" \
+		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes" \
+		TEST_SUITE_LOG=valgrind-suite.log
+}
+
+stage_i686() {
+	PKG_CONFIG_LIBDIR=/usr/lib/i386-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+		configure build/i686 --host=i686-linux-gnu CC="$top/scripts/i686-cc" \
+		TEST_RUNNER=qemu-i386 &&
+		FASTMEM_TEST_QUICK=1 check_in build/i686
+}
+
+stage_ppc64() {
+	bash test/ppc/run.sh "$top/build/ppc64"
+}
+
+for s in "${stages[@]}"; do
+	echo "=== $s"
+	t=$SECONDS
+	if "stage_$s"; then
+		r=passed
+	else
+		r=FAILED
+		failed=$((failed + 1))
+	fi
+	results+=("$(printf '%-11s %-7s %4ds' "$s" "$r" $((SECONDS - t)))")
+	echo "=== $s $r in $((SECONDS - t))s"
+done
+
+echo
+echo "=== summary ($((SECONDS - t_all))s)"
+printf '%s\n' "${results[@]}"
+# Check's own counts, over every suite that ran
+cat build/*/test/*.log 2>/dev/null |
+	awk '/^[0-9]+%: Checks: / { gsub(",", ""); n += $3; f += $5 + $7 }
+	     END { printf "Check: %d passed, %d failed\n", n - f, f }'
+echo "$(( ${#stages[@]} - failed )) passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# run.sh BUILDDIR
+#
+# Cross-build libfastmem for 64-bit big-endian PowerPC (powerpc64-linux-gnu,
+# ELFv1) and test it under qemu-user, for CI:
+#
+#   1. Check for ppc64 into BUILDDIR/ppc-deps (test/ppc/build-check.sh);
+#   2. configure this source tree into BUILDDIR/build (static libfastmem,
+#      --enable-werror) and build it;
+#   3. object-code checks: the Cell family has no record-form instructions
+#      (microcoded on the Cell PPE);
+#   4. for each CPU model (-cpu power7: 128-byte dcbz; -cpu 970: dcbz clears
+#      32 bytes of a 128-byte line, so every dcbz variant must be refused):
+#        - fastmem-info, printed;
+#        - make check with TEST_RUNNER='qemu-ppc64 -cpu MODEL ...';
+#        - test/check_api once per PowerPC variant forced through
+#          FASTMEM_<OP>=NAME: a variant the CPU can run must be used (as
+#          fastmem-info confirms) with nothing on stderr, one it cannot run
+#          must be refused with "cannot run on this CPU" on stderr; the
+#          suite must pass either way;
+#   5. a summary; the exit status is non-zero if anything failed.
+#
+# Idempotent: Check is built once, configure re-runs only when its
+# arguments change, make rebuilds what changed.  Needs (Debian):
+#   apt-get install gcc-powerpc64-linux-gnu qemu-user make pkg-config
+# (plus autoconf automake libtool if the tree has no configure yet).
+#
+# Environment (optional):
+#   PPC_CPUS            CPU models to test (default "power7 970")
+#   PPC_JOBS            make -j (default: number of CPUs)
+#   FASTMEM_TEST_QUICK  passed to the test programs; unset here, full sizes
+#                       (check_variants takes ~N min per CPU model under qemu)
+set -uo pipefail
+
+prog=ppc/run.sh
+host=powerpc64-linux-gnu
+sysroot=/usr/$host
+qemu=qemu-ppc64
+
+# settings of the caller must not steer the tests
+for v in $(compgen -e | grep '^FASTMEM_' | grep -v '^FASTMEM_TEST_QUICK$'); do
+    unset "$v"
+done
+
+SECONDS=0
+log() { printf '%s: [%4ss] %s\n' "$prog" "$SECONDS" "$*"; }
+die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+    printf 'usage: %s BUILDDIR\n' "$0" >&2
+    exit 2
+fi
+
+srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P) ||
+    die "cannot find the source tree"
+[ -f "$srcdir/include/fastmem/fastmem.h" ] ||
+    die "$srcdir does not look like the libfastmem source tree"
+mkdir -p "$1" || die "cannot create $1"
+top=$(cd "$1" && pwd -P)
+deps=$top/ppc-deps
+build=$top/build
+logs=$top/logs
+mkdir -p "$build" "$logs"
+read -r -a cpus <<<"${PPC_CPUS:-power7 970}"
+jobs=${PPC_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+
+# ---- prerequisites -------------------------------------------------------
+missing=()
+command -v "$host-gcc" >/dev/null 2>&1 || missing+=("gcc-$host")
+command -v "$qemu" >/dev/null 2>&1 || missing+=(qemu-user)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+[ ${#missing[@]} -eq 0 ] ||
+    die "missing tools; install them with: apt-get install ${missing[*]}"
+# the dynamic loader and libc the test programs run with under qemu
+[ -e "$sysroot/lib/ld64.so.1" ] ||
+    die "$sysroot/lib/ld64.so.1 not found (it comes with gcc-$host: libc6-ppc64-cross)"
+log "$("$host-gcc" --version | head -n 1)"
+log "$("$qemu" --version | head -n 1)"
+
+# ---- results -------------------------------------------------------------
+names=()
+states=()
+times=()
+failed=0
+
+# record NAME STATUS SECONDS
+record() {
+    names+=("$1")
+    states+=("$2")
+    times+=("$3")
+    [ "$2" = PASS ] || failed=1
+}
+
+# step NAME LOGFILE CMD...: run CMD with its output in LOGFILE, record it,
+# show the log's tail if it fails.  Returns CMD's status.
+step() {
+    local name=$1 logfile=$2 start=$SECONDS rc
+    shift 2
+    log "$name ..."
+    "$@" >"$logfile" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        record "$name" PASS $((SECONDS - start))
+        log "$name: ok ($((SECONDS - start)) s)"
+    else
+        record "$name" FAIL $((SECONDS - start))
+        log "$name: FAILED (status $rc, $((SECONDS - start)) s); last lines of $logfile:"
+        tail -n 40 "$logfile" | sed 's/^/    /'
+    fi
+    return $rc
+}
+
+summary() {
+    local i
+    printf '\n%s: summary (%s s in all, log files in %s)\n' "$prog" "$SECONDS" "$logs"
+    for i in "${!names[@]}"; do
+        printf '  %-4s %6ss  %s\n' "${states[$i]}" "${times[$i]}" "${names[$i]}"
+    done
+    if [ $failed -eq 0 ]; then
+        printf '%s: all passed\n' "$prog"
+    else
+        printf '%s: FAILED\n' "$prog"
+    fi
+}
+
+finish() {
+    summary
+    exit $failed
+}
+
+# ---- 1. Check ------------------------------------------------------------
+step "Check for $host" "$logs/build-check.log" \
+    "$srcdir/test/ppc/build-check.sh" "$deps" || finish
+
+# ---- 2. configure and build ----------------------------------------------
+bootstrap() {
+    [ -x "$srcdir/configure" ] && return 0
+    command -v autoreconf >/dev/null 2>&1 ||
+        { echo "no configure and no autoreconf (apt-get install autoconf automake libtool)"; return 1; }
+    (cd "$srcdir" && autoreconf -fi)
+}
+
+build_triplet=$("$srcdir/build-aux/config.guess" 2>/dev/null || gcc -dumpmachine)
+config_args=(
+    --host="$host" --build="$build_triplet"
+    --disable-shared --enable-werror
+    "PKG_CONFIG=pkg-config --static"
+    "PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig"
+)
+
+configure() {
+    local stamp=$build/.run-sh-configure
+    bootstrap || return 1
+    if [ -f "$build/Makefile" ] && [ -f "$stamp" ] &&
+        [ "$(cat "$stamp")" = "$srcdir ${config_args[*]}" ]; then
+        echo "already configured with the same arguments"
+        return 0
+    fi
+    rm -f "$stamp"
+    (cd "$build" && "$srcdir/configure" "${config_args[@]}") || return 1
+    grep -q '^S\["HAVE_CHECK_TRUE"\]=""' "$build/config.status" ||
+        { echo "configure did not find Check in $deps"; return 1; }
+    printf '%s\n' "$srcdir ${config_args[*]}" >"$stamp"
+}
+
+step "configure" "$logs/configure.log" configure || finish
+step "build" "$logs/build.log" make -C "$build" -j"$jobs" all || finish
+# the test programs, so that each make check below only runs them
+step "build tests" "$logs/build-tests.log" \
+    make -C "$build" -j"$jobs" check TESTS= || finish
+
+# ---- 3. object code ------------------------------------------------------
+objdump_prog=$host-objdump
+command -v "$objdump_prog" >/dev/null 2>&1 || objdump_prog=objdump
+
+no_record_forms() {
+    local objs bad
+    objs=$(find "$build/arch/ppc" -name '*cell*.o' | sort)
+    [ -n "$objs" ] || { echo "no Cell object under $build/arch/ppc"; return 1; }
+    # objdump -d: address, 4 bytes, mnemonic; a record form ends in "."
+    # shellcheck disable=SC2086
+    bad=$("$objdump_prog" -d $objs | awk '
+        /^[0-9a-f]+ <.*>:$/ { fn = $2 }
+        NF >= 6 && $6 ~ /\.$/ { print "  " fn ": " $6 " " $7 }')
+    if [ -n "$bad" ]; then
+        echo "record-form instructions (microcoded on the Cell PPE) in the Cell family:"
+        echo "$bad"
+        return 1
+    fi
+    echo "no record-form instructions in:"
+    echo "$objs" | sed 's/^/  /'
+}
+step "Cell object code has no record forms" "$logs/record-forms.log" \
+    no_record_forms
+
+# ---- 4. per CPU model ----------------------------------------------------
+# The variants of each op (name, ISA, usable) as fastmem-info prints them
+# under a runner: "op name isa usable" lines.
+variant_table() {
+    env -i PATH="$PATH" $1 "$build/fastmem-info" | awk '
+        /^(memcpy|memmove|memset|copy_page|clear_page) +selected / { op = $1; next }
+        /^$/ { op = ""; next }
+        # "          * NAME  ISA  FLAGS  usable|not usable here"
+        op != "" && /^          [ *] [a-z0-9_]+ +[^ ]+ +[^ ]+ +(usable|not usable here)$/ {
+            f = ($1 == "*") ? 2 : 1
+            print op, $f, $(f + 1), ($0 ~ / not usable here$/) ? 0 : 1
+        }'
+}
+
+env_name() {
+    case $1 in
+    memcpy) echo FASTMEM_MEMCPY ;;
+    memmove) echo FASTMEM_MEMMOVE ;;
+    memset) echo FASTMEM_MEMSET ;;
+    copy_page) echo FASTMEM_COPY_PAGE ;;
+    clear_page) echo FASTMEM_CLEAR_PAGE ;;
+    esac
+}
+
+# force RUNNER OP NAME USABLE: check_api with the variant forced
+force_one() {
+    local runner=$1 op=$2 name=$3 usable=$4 var out err sel
+    var=$(env_name "$op")
+    out=$logs/force.out
+    err=$logs/force.err
+    env -i PATH="$PATH" "$var=$name" $runner "$build/test/check_api" \
+        >"$out" 2>"$err"
+    local rc=$?
+    cat "$out" "$err"
+    if [ $rc -ne 0 ]; then
+        echo "check_api failed with $var=$name (status $rc)"
+        return 1
+    fi
+    sel=$(env -i PATH="$PATH" "$var=$name" $runner "$build/fastmem-info" 2>/dev/null |
+        awk -v op="$op" '$1 == op && $2 == "selected" { print $3; exit }')
+    if [ "$usable" = 1 ]; then
+        if [ -s "$err" ]; then
+            echo "$var=$name: unexpected output on stderr"
+            return 1
+        fi
+        if [ "$sel" != "$name" ]; then
+            echo "$var=$name: fastmem-info says $op uses '$sel'"
+            return 1
+        fi
+    else
+        if ! grep -q "$var=\"$name\" cannot run on this CPU" "$err"; then
+            echo "$var=$name: not refused with \"cannot run on this CPU\" on stderr"
+            return 1
+        fi
+        if [ "$sel" = "$name" ]; then
+            echo "$var=$name: fastmem-info says $op uses it anyway"
+            return 1
+        fi
+    fi
+    echo "ok: $var=$name ($([ "$usable" = 1 ] && echo used || echo refused)); $op uses $sel"
+}
+
+# force_all RUNNER CPU: every non-portable variant of every op
+force_all() {
+    local runner=$1 cpu=$2 table op name isa usable n=0 bad=0
+    table=$(variant_table "$runner") || return 1
+    [ -n "$table" ] || { echo "no variants read from fastmem-info"; return 1; }
+    while read -r op name isa usable; do
+        [ "$name" = generic ] && continue
+        n=$((n + 1))
+        if ! force_one "$runner" "$op" "$name" "$usable" >"$logs/force-$cpu-$op-$name.log" 2>&1; then
+            bad=$((bad + 1))
+            echo "FAIL $op=$name (isa $isa, usable $usable): see $logs/force-$cpu-$op-$name.log"
+            tail -n 5 "$logs/force-$cpu-$op-$name.log" | sed 's/^/    /'
+        else
+            tail -n 1 "$logs/force-$cpu-$op-$name.log"
+        fi
+    done <<<"$table"
+    echo "$n variants forced, $bad failed"
+    [ $bad -eq 0 ] && [ $n -gt 0 ]
+}
+
+# what each model must show: the probe's verdict on dcbz
+expect_dcbz() {
+    local runner=$1 want=$2 table
+    table=$(variant_table "$runner") || return 1
+    # variants that need only dcbz (and maybe altivec), not a CPU model
+    local got
+    got=$(awk '$3 ~ /(^|,)dcbz(,|$)/ && $3 !~ /cell|ppc970/ { print $4 }' <<<"$table" | sort -u)
+    if [ "$got" != "$want" ]; then
+        echo "dcbz variants usable=$got, expected $want:"
+        echo "$table"
+        return 1
+    fi
+    echo "dcbz variants usable=$want as expected"
+}
+
+for cpu in "${cpus[@]}"; do
+    runner="$qemu -cpu $cpu -L $sysroot"
+    log "==== CPU model $cpu (runner: $runner)"
+    if env -i PATH="$PATH" $runner "$build/fastmem-info" >"$logs/fastmem-info-$cpu.txt" 2>&1; then
+        record "fastmem-info ($cpu)" PASS 0
+    else
+        record "fastmem-info ($cpu)" FAIL 0
+    fi
+    sed 's/^/    /' "$logs/fastmem-info-$cpu.txt"
+
+    case $cpu in
+    970) want=0 ;;     # dcbz clears 32 of 128 bytes: the probe must refuse
+    *) want=1 ;;
+    esac
+    step "dcbz probe verdict ($cpu)" "$logs/dcbz-$cpu.log" \
+        expect_dcbz "$runner" "$want"
+
+    step "make check ($cpu)" "$logs/check-$cpu.log" \
+        make -C "$build" check TEST_RUNNER="$runner"
+    for t in "$build"/test/*.log "$build"/test-suite.log; do
+        [ -f "$t" ] && cp "$t" "$logs/$cpu-${t##*/}"
+    done
+    grep -E '^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR):' "$logs/check-$cpu.log" |
+        sed 's/^/    /'
+
+    step "forced variants ($cpu)" "$logs/force-$cpu.log" \
+        force_all "$runner" "$cpu"
+    sed 's/^/    /' "$logs/force-$cpu.log"
+done
+
+finish
