@@ -26,6 +26,7 @@ typedef void copy_page_type(void *restrict, const void *restrict);
 	static type *resolve_##name(RESOLVER_ARGS)                             \
 	{                                                                      \
 		RESOLVER_USE;                                                  \
+		fm_thresholds_init();                                          \
 		return (type *)fm_variant_fn(op, fm_choose(op).index);         \
 	}
 

@@ -24,17 +24,17 @@
  * registry's ISA strings and FASTMEM_DISABLE use.
  */
 #define FM_FEATURE_LIST(F)                                                     \
-	F(0, mmx)                                                            \
-	F(1, sse)                                                            \
-	F(2, sse2)                                                           \
-	F(3, avx2)                                                           \
-	F(4, avx512)                                                         \
-	F(5, erms)                                                           \
-	F(6, fsrm)                                                           \
-	F(7, clzero)                                                         \
-	F(8, altivec)                                                        \
-	F(9, dcbz)                                                           \
-	F(10, ppc970)                                                        \
+	F(0, mmx)                                                              \
+	F(1, sse)                                                              \
+	F(2, sse2)                                                             \
+	F(3, avx2)                                                             \
+	F(4, avx512)                                                           \
+	F(5, erms)                                                             \
+	F(6, fsrm)                                                             \
+	F(7, clzero)                                                           \
+	F(8, altivec)                                                          \
+	F(9, dcbz)                                                             \
+	F(10, ppc970)                                                          \
 	F(11, cell)
 
 #define FM_FEATURE_COUNT 12
@@ -59,8 +59,13 @@ FM_HIDDEN const char *fm_arch_notes(void);
 
 /* Settings from the environment and the config file (read once, lock-free,
  * without allocation).  RESOLVER-SAFE. */
-enum fm_source { FM_SRC_AUTO, FM_SRC_DETECTED, FM_SRC_DEFAULT, FM_SRC_CONFIG,
-		 FM_SRC_ENV };
+enum fm_source {
+	FM_SRC_AUTO,
+	FM_SRC_DETECTED,
+	FM_SRC_DEFAULT,
+	FM_SRC_CONFIG,
+	FM_SRC_ENV
+};
 
 #define FM_NAME_MAX 24
 #define FM_PATH_MAX 256
@@ -69,10 +74,10 @@ struct fm_settings {
 	/* forced variant name per op ("" none) and where it came from */
 	char forced[FM_OP_COUNT][FM_NAME_MAX];
 	uint8_t forced_src[FM_OP_COUNT];
-	uint32_t disable;		/* FASTMEM_DISABLE */
-	size_t nt[FM_OP_COUNT];		/* threshold override, if nt_src set */
+	uint32_t disable;	/* FASTMEM_DISABLE */
+	size_t nt[FM_OP_COUNT]; /* threshold override, if nt_src set */
 	uint8_t nt_src[FM_OP_COUNT];
-	char config_path[FM_PATH_MAX];	/* "" if no config file was read */
+	char config_path[FM_PATH_MAX]; /* "" if no config file was read */
 };
 
 /* The settings, read once.  If another thread or an interrupted caller is
@@ -105,6 +110,15 @@ static inline size_t fm_threshold(enum fm_op op)
 {
 	size_t t = __atomic_load_n(&fm_nt_cache[op], __ATOMIC_RELAXED);
 	return FM_LIKELY(t) ? t : fm_threshold_slow(op);
+}
+
+/* Fill fm_nt_cache for every op.  RESOLVER-SAFE; the resolvers call it, so
+ * code reached only through them may use fm_threshold_ready(). */
+FM_HIDDEN void fm_thresholds_init(void);
+
+static inline size_t fm_threshold_ready(enum fm_op op)
+{
+	return __atomic_load_n(&fm_nt_cache[op], __ATOMIC_RELAXED);
 }
 
 /* Below this many bytes a non-temporal hint is ignored: the fence and the

@@ -22,7 +22,8 @@
 #define DECL_SET_V(id, isa, fl) set_fn set_##id;
 #define DECL_SET_P(id, isa, fl) set_policy_fn set_##id;
 #define DECL_CPAGE_V(id, isa, fl) copy_page_fn copy_page_##id;
-#define DECL_CPAGE_P(id, isa, fl) void copy_page_##id(void *, const void *, size_t);
+#define DECL_CPAGE_P(id, isa, fl)                                              \
+	void copy_page_##id(void *, const void *, size_t);
 #define DECL_CLEAR_V(id, isa, fl) clear_pages_fn clear_pages_##id;
 #define DECL_CLEAR_P(id, isa, fl) void clear_pages_##id(void *, size_t, size_t);
 FM_COPY_VARIANTS(DECL_COPY_V, DECL_COPY_P)
@@ -32,31 +33,34 @@ FM_CLEAR_PAGE_VARIANTS(DECL_CLEAR_V, DECL_CLEAR_P)
 
 /*
  * Policies in the plain signature, one per op that uses them, reading the
- * op's threshold at call time.
+ * op's threshold at call time.  The resolvers and fm_variants() fill
+ * fm_nt_cache before any of these can be reached, so each is one load and a
+ * tail jump: no frame, nothing that costs a small copy a cycle.
  */
 #define WRAP_COPY(id, isa, fl)                                                 \
 	static void *memcpy_##id(void *d, const void *s, size_t n)             \
 	{                                                                      \
-		return copy_##id(d, s, n, fm_threshold(FM_OP_MEMCPY));         \
+		return copy_##id(d, s, n, fm_threshold_ready(FM_OP_MEMCPY));   \
 	}                                                                      \
 	static void *memmove_##id(void *d, const void *s, size_t n)            \
 	{                                                                      \
-		return copy_##id(d, s, n, fm_threshold(FM_OP_MEMMOVE));        \
+		return copy_##id(d, s, n, fm_threshold_ready(FM_OP_MEMMOVE));  \
 	}
 #define WRAP_SET(id, isa, fl)                                                  \
 	static void *memset_##id(void *d, int c, size_t n)                     \
 	{                                                                      \
-		return set_##id(d, c, n, fm_threshold(FM_OP_MEMSET));          \
+		return set_##id(d, c, n, fm_threshold_ready(FM_OP_MEMSET));    \
 	}
 #define WRAP_CPAGE(id, isa, fl)                                                \
 	static void copy_page_auto_##id(void *d, const void *s)                \
 	{                                                                      \
-		copy_page_##id(d, s, fm_threshold(FM_OP_COPY_PAGE));           \
+		copy_page_##id(d, s, fm_threshold_ready(FM_OP_COPY_PAGE));     \
 	}
 #define WRAP_CLEAR(id, isa, fl)                                                \
 	static void clear_pages_auto_##id(void *p, size_t npages)              \
 	{                                                                      \
-		clear_pages_##id(p, npages, fm_threshold(FM_OP_CLEAR_PAGE));   \
+		clear_pages_##id(p, npages,                                    \
+				 fm_threshold_ready(FM_OP_CLEAR_PAGE));        \
 	}
 #define NONE(id, isa, fl)
 FM_COPY_VARIANTS(NONE, WRAP_COPY)
@@ -111,7 +115,9 @@ static struct op_desc describe(enum fm_op op)
 
 /* Index -> function, as a switch of PC-relative addresses. */
 #define IDX(id, isa, fl) IDX_##id,
-#define CASE_V(pfx, id) case IDX_##id: return (void *)pfx##_##id;
+#define CASE_V(pfx, id)                                                        \
+	case IDX_##id:                                                         \
+		return (void *)pfx##_##id;
 #define CASE_COPY_V(id, isa, fl) CASE_V(copy, id)
 #define CASE_MEMCPY_P(id, isa, fl) CASE_V(memcpy, id)
 #define CASE_MEMMOVE_P(id, isa, fl) CASE_V(memmove, id)
@@ -284,7 +290,8 @@ const char *fm_op_env_name(enum fm_op op)
 static int auto_choice(struct op_desc d, uint32_t have, enum fm_op op)
 {
 	for (int i = 0; i < d.count; i++)
-		if ((d.flags[i] & FM_VARIANT_AUTO) && fm_variant_usable(op, i, have))
+		if ((d.flags[i] & FM_VARIANT_AUTO) &&
+		    fm_variant_usable(op, i, have))
 			return i;
 	return d.count - 1; /* generic, always last */
 }
@@ -364,7 +371,10 @@ struct fm_choice fm_choose(enum fm_op op)
 /* --- the public tables -------------------------------------------------- */
 
 #define ROW(opname, member, fnpfx, id, isa_, fl)                               \
-	{ .name = #id, .op = opname, .isa = isa_, .flags = (fl),               \
+	{ .name = #id,                                                         \
+	  .op = opname,                                                        \
+	  .isa = isa_,                                                         \
+	  .flags = (fl),                                                       \
 	  .fn.member = fnpfx##_##id },
 #define ROW_MEMCPY_V(id, isa, fl) ROW(FM_OP_MEMCPY, memcpy, copy, id, isa, fl)
 #define ROW_MEMCPY_P(id, isa, fl)                                              \
@@ -425,9 +435,11 @@ size_t fm_variants(enum fm_op op, const struct fm_variant **list)
 			*list = 0;
 		return 0;
 	}
+	fm_thresholds_init();
 	have = fm_usable_features();
 	for (size_t i = 0; i < n; i++)
-		__atomic_store_n(&t[i].usable, fm_variant_usable(op, (int)i, have),
+		__atomic_store_n(&t[i].usable,
+				 fm_variant_usable(op, (int)i, have),
 				 __ATOMIC_RELAXED);
 	if (list)
 		*list = t;

@@ -189,7 +189,8 @@ void fm_warn(const char *const *parts, size_t nparts)
 	while (*prefix)
 		line[len++] = *prefix++;
 	for (size_t i = 0; i < nparts; i++)
-		for (const char *p = parts[i]; p && *p && len < sizeof(line) - 5;)
+		for (const char *p = parts[i];
+		     p && *p && len < sizeof(line) - 5;)
 			line[len++] = *p++;
 	if (len >= sizeof(line) - 5) {
 		line[len++] = '.';
@@ -205,7 +206,7 @@ void fm_warn(const char *const *parts, size_t nparts)
 struct scan {
 	struct fm_settings *st;
 	int warn;
-	char config[FM_PATH_MAX];	/* FASTMEM_CONFIG */
+	char config[FM_PATH_MAX]; /* FASTMEM_CONFIG */
 	int config_set;
 	char home[FM_PATH_MAX];
 	char xdg[FM_PATH_MAX];
@@ -258,8 +259,10 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 			copy_str(val, sizeof(val), e + pl, len - pl);
 			all_feature_names(valid, sizeof(valid));
 			const char *parts[] = {
-				"FASTMEM_DISABLE=\"", val,
-				"\" names an unknown feature; valid: ", valid,
+				"FASTMEM_DISABLE=\"",
+				val,
+				"\" names an unknown feature; valid: ",
+				valid,
 				"; the known names in it still apply",
 			};
 			fm_warn(parts, 5);
@@ -274,8 +277,10 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 			char val[FM_NAME_MAX * 2];
 			copy_str(val, sizeof(val), e + pl, len - pl);
 			const char *parts[] = {
-				"FASTMEM_NT_THRESHOLD=\"", val,
-				"\" is not a size; valid: bytes with an optional "
+				"FASTMEM_NT_THRESHOLD=\"",
+				val,
+				"\" is not a size; valid: bytes with an "
+				"optional "
 				"K, M or G suffix (e.g. 4M), or never; keeping "
 				"the automatic threshold",
 			};
@@ -305,8 +310,9 @@ static void config_warn(struct scan *sc, const char *what, const char *text)
 	while (r)
 		num[n++] = rev[--r];
 	num[n] = 0;
-	const char *parts[] = { "config ", sc->st->config_path, ":", num, ": ",
-				what, text };
+	const char *parts[] = {
+		"config ", sc->st->config_path, ":", num, ": ", what, text
+	};
 	fm_warn(parts, 7);
 }
 
@@ -362,7 +368,8 @@ static void config_line(struct scan *sc, char *s, size_t len)
 				goto unknown;
 		}
 		if (fm_parse_size(s + v, len - v, &val)) {
-			config_warn(sc, "not a size (bytes, K, M, G or never): ",
+			config_warn(sc,
+				    "not a size (bytes, K, M, G or never): ",
 				    s + v);
 			return;
 		}
@@ -375,9 +382,10 @@ static void config_line(struct scan *sc, char *s, size_t len)
 		return;
 	}
 unknown:
-	config_warn(sc, "unknown key (valid: memcpy, memmove, memset, "
-			"copy_page, clear_page, nt_threshold, "
-			"nt_threshold.<op>): ",
+	config_warn(sc,
+		    "unknown key (valid: memcpy, memmove, memset, "
+		    "copy_page, clear_page, nt_threshold, "
+		    "nt_threshold.<op>): ",
 		    s + k);
 }
 
@@ -475,7 +483,8 @@ static void load(struct fm_settings *st, int warn)
 	    read_records(&sc, st->config_path, '\n', config_line) < 0) {
 		if (sc.config_set && warn) {
 			const char *parts[] = {
-				"FASTMEM_CONFIG=\"", st->config_path,
+				"FASTMEM_CONFIG=\"",
+				st->config_path,
 				"\" cannot be read; using no config file",
 			};
 			fm_warn(parts, 3);
@@ -493,9 +502,9 @@ const struct fm_settings *fm_settings_get(struct fm_settings *scratch)
 
 	if (FM_LIKELY(s == 2))
 		return &shared;
-	if (s == 0 && __atomic_compare_exchange_n(&shared_state, &s, 1, 0,
-						  __ATOMIC_ACQUIRE,
-						  __ATOMIC_RELAXED)) {
+	if (s == 0 &&
+	    __atomic_compare_exchange_n(&shared_state, &s, 1, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		load(&shared, 1);
 		__atomic_store_n(&shared_state, 2, __ATOMIC_RELEASE);
 		return &shared;

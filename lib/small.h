@@ -40,11 +40,13 @@ static inline void fm_copy_upto32(unsigned char *d, const unsigned char *s,
 		fm_store64(d, a);
 		fm_store64(d + n - 8, b);
 	} else if (n >= 4) {
-		uint32_t a = *(const fm_u32u *)s, b = *(const fm_u32u *)(s + n - 4);
+		uint32_t a = *(const fm_u32u *)s,
+			 b = *(const fm_u32u *)(s + n - 4);
 		*(fm_u32u *)d = a;
 		*(fm_u32u *)(d + n - 4) = b;
 	} else if (n >= 2) {
-		uint16_t a = *(const fm_u16u *)s, b = *(const fm_u16u *)(s + n - 2);
+		uint16_t a = *(const fm_u16u *)s,
+			 b = *(const fm_u16u *)(s + n - 2);
 		*(fm_u16u *)d = a;
 		*(fm_u16u *)(d + n - 2) = b;
 	} else if (n) {

@@ -9,7 +9,12 @@
 
 size_t fm_nt_cache[FM_OP_COUNT];
 
-#define DEFAULT_COPY_THRESHOLD (1u << 20)
+/* Without cache information, assume a 1 MiB private L2. */
+#define DEFAULT_L2 ((size_t)1 << 20)
+
+/* Multiples of the per-thread L2 (see the formula below). */
+#define COPY_L2_MULTIPLE 32
+#define SET_L2_MULTIPLE 4
 
 static size_t per_thread(size_t size, unsigned sharing)
 {
@@ -17,13 +22,19 @@ static size_t per_thread(size_t size, unsigned sharing)
 }
 
 /*
- * The formula (see fastmem(3) and README "Thresholds"): streaming pays once
- * the destination would not stay in the cache this thread can count on,
- * its private L2.  Copies pass a source and a destination through it, so
- * they stream from one L2's worth; sets and clears only the destination, so
- * they stream from twice that.
+ * The formula (fastmem(3), README "Thresholds"), from measurements on the
+ * development machine (Zen 5 KVM guest, 1 MiB L2 per core, glibc 2.36):
+ *  - copies: below the threshold the policy uses rep movsb, which fills
+ *    whole destination lines without reading them; streaming stores only
+ *    tie with it when cold and lose when hot until source plus destination
+ *    outgrow what the last-level cache keeps for a thread, about 32 times
+ *    the private L2 there: threshold = 32 x L2 per thread;
+ *  - sets and page clears: streaming wins 2x cold from 512 KiB but loses
+ *    hot up to about 16 MiB; 4 x L2 per thread (4 MiB here) keeps buffers
+ *    that fit the caches hot and streams the ones that do not.
+ * fastmem-bench calibrate measures the crossovers of another machine.
  */
-static size_t detected(enum fm_op op, struct fm_cache_info *ci)
+static size_t detected(enum fm_op op, const struct fm_cache_info *ci)
 {
 	size_t l2 = per_thread(ci->l2, ci->l2_sharing);
 
@@ -32,9 +43,9 @@ static size_t detected(enum fm_op op, struct fm_cache_info *ci)
 	switch (op) {
 	case FM_OP_MEMSET:
 	case FM_OP_CLEAR_PAGE:
-		return 2 * l2;
+		return SET_L2_MULTIPLE * l2;
 	default:
-		return l2;
+		return COPY_L2_MULTIPLE * l2;
 	}
 }
 
@@ -56,9 +67,9 @@ static size_t compute(enum fm_op op, enum fm_source *src)
 		return t;
 	}
 	*src = FM_SRC_DEFAULT;
-	return op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
-		       ? 2 * DEFAULT_COPY_THRESHOLD
-		       : DEFAULT_COPY_THRESHOLD;
+	ci.l2 = DEFAULT_L2;
+	ci.l2_sharing = 1;
+	return detected(op, &ci);
 }
 
 size_t fm_threshold_slow(enum fm_op op)
@@ -71,6 +82,13 @@ size_t fm_threshold_slow(enum fm_op op)
 		t = 1;
 	__atomic_store_n(&fm_nt_cache[op], t, __ATOMIC_RELAXED);
 	return t;
+}
+
+void fm_thresholds_init(void)
+{
+	for (int op = 0; op < FM_OP_COUNT; op++)
+		if (!__atomic_load_n(&fm_nt_cache[op], __ATOMIC_RELAXED))
+			fm_threshold_slow((enum fm_op)op);
 }
 
 size_t fm_nt_threshold(enum fm_op op)
@@ -115,12 +133,12 @@ const char *fm_nt_threshold_source(enum fm_op op)
 	case FM_SRC_DETECTED:
 		put(buf, sizeof(source_text[op]), &len,
 		    op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
-			    ? "detected (2 x L2 per thread)"
-			    : "detected (L2 per thread)");
+			    ? "detected (4 x L2 per thread)"
+			    : "detected (32 x L2 per thread)");
 		break;
 	default:
 		put(buf, sizeof(source_text[op]), &len,
-		    "default (cache sizes unknown)");
+		    "default (cache sizes unknown: as for a 1 MiB L2)");
 	}
 	return buf;
 }

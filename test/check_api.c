@@ -43,8 +43,8 @@ START_TEST(zero_length_is_a_noop)
 }
 END_TEST
 
-static void copy_and_check(void *(*fn)(void *, const void *, size_t),
-			   size_t n, size_t sa, size_t da, const char *what)
+static void copy_and_check(void *(*fn)(void *, const void *, size_t), size_t n,
+			   size_t sa, size_t da, const char *what)
 {
 	unsigned char *src = A.base + sa;
 	unsigned char *dst = A.end - n - da;
@@ -77,11 +77,12 @@ static void *memcpy_plain(void *d, const void *s, size_t n)
 
 START_TEST(dispatched_copies)
 {
-	static const size_t sizes[] = { 1, 15, 64, 255, 4096, 65537,
-					(3u << 20) + 7 };
-	void *(*fns[])(void *, const void *, size_t) = {
-		memcpy_plain, fm_memmove, memcpy_nt, memcpy_t, memcpy_auto
+	static const size_t sizes[] = {
+		1, 15, 64, 255, 4096, 65537, (3u << 20) + 7
 	};
+	void *(*fns[])(void *, const void *,
+		       size_t) = { memcpy_plain, fm_memmove, memcpy_nt,
+				   memcpy_t, memcpy_auto };
 
 	for (size_t f = 0; f < 5; f++)
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
@@ -93,8 +94,9 @@ END_TEST
 
 START_TEST(dispatched_sets)
 {
-	static const size_t sizes[] = { 1, 15, 64, 255, 4096, 65537,
-					(5u << 20) + 3 };
+	static const size_t sizes[] = {
+		1, 15, 64, 255, 4096, 65537, (5u << 20) + 3
+	};
 	enum fm_hint hints[] = { FM_HINT_AUTO, FM_HINT_TEMPORAL,
 				 FM_HINT_NONTEMPORAL };
 
@@ -121,7 +123,8 @@ START_TEST(pages_any_alignment)
 	for (size_t i = 0; i < 6; i++)
 		for (size_t j = 0; j < 6; j++) {
 			unsigned char *src = A.base + offs[i];
-			unsigned char *dst = A.end - 2 * FM_PAGE_SIZE + offs[j] -
+			unsigned char *dst = A.end - 2 * FM_PAGE_SIZE +
+					     offs[j] -
 					     (offs[j] ? FM_PAGE_SIZE : 0);
 			fill_pattern(src, FM_PAGE_SIZE, i * 7 + j);
 			arm_canaries(&A, dst, FM_PAGE_SIZE);
@@ -169,8 +172,9 @@ START_TEST(introspection)
 		/* "auto", unless this run forces the op's variant (as
 		 * test/ppc/run.sh does) and the CPU can run it */
 		static const char *const env[FM_OP_COUNT] = {
-			"FASTMEM_MEMCPY", "FASTMEM_MEMMOVE", "FASTMEM_MEMSET",
-			"FASTMEM_COPY_PAGE", "FASTMEM_CLEAR_PAGE",
+			"FASTMEM_MEMCPY",     "FASTMEM_MEMMOVE",
+			"FASTMEM_MEMSET",     "FASTMEM_COPY_PAGE",
+			"FASTMEM_CLEAR_PAGE",
 		};
 		const char *forced = getenv(env[op]);
 		char why[64] = "auto";
@@ -208,9 +212,11 @@ START_TEST(detection_matches_libcpuid)
 
 	ck_assert_int_eq(cpuid_get_raw_data(&raw), 0);
 	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
-	ck_assert_int_eq(has_feature(ours, "sse2"), !!id.flags[CPU_FEATURE_SSE2]);
+	ck_assert_int_eq(has_feature(ours, "sse2"),
+			 !!id.flags[CPU_FEATURE_SSE2]);
 	ck_assert_int_eq(has_feature(ours, "mmx"), !!id.flags[CPU_FEATURE_MMX]);
-	ck_assert_int_eq(has_feature(ours, "avx2"), !!id.flags[CPU_FEATURE_AVX2]);
+	ck_assert_int_eq(has_feature(ours, "avx2"),
+			 !!id.flags[CPU_FEATURE_AVX2]);
 	/* libcpuid 0.6 has no ERMS flag: read the bit from its raw leaf 7 */
 	ck_assert_int_eq(has_feature(ours, "erms"),
 			 !!(raw.basic_cpuid[7][1] & (1u << 9)));

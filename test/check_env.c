@@ -175,7 +175,7 @@ START_TEST(no_settings_no_output)
 END_TEST
 
 static const char *const env_names[FM_OP_COUNT] = {
-	"FASTMEM_MEMCPY", "FASTMEM_MEMMOVE", "FASTMEM_MEMSET",
+	"FASTMEM_MEMCPY",    "FASTMEM_MEMMOVE",	   "FASTMEM_MEMSET",
 	"FASTMEM_COPY_PAGE", "FASTMEM_CLEAR_PAGE",
 };
 
@@ -252,8 +252,9 @@ START_TEST(disable_features)
 	struct result r;
 	const char *usable;
 
-	run(&r, "FASTMEM_DISABLE=avx512,avx2,erms,sse2,mmx,sse,fsrm,clzero,"
-		"altivec,dcbz,cell,ppc970",
+	run(&r,
+	    "FASTMEM_DISABLE=avx512,avx2,erms,sse2,mmx,sse,fsrm,clzero,"
+	    "altivec,dcbz,cell,ppc970",
 	    NULL);
 	ck_assert_str_eq(r.err, "");
 	usable = strstr(r.out, "usable ");
@@ -269,7 +270,8 @@ START_TEST(disable_features)
 	}
 	run(&r, "FASTMEM_DISABLE=avx512,warp9", NULL);
 	ck_assert_int_eq(count_lines(r.err), 1);
-	ck_assert_ptr_nonnull(strstr(r.err, "FASTMEM_DISABLE=\"avx512,warp9\""));
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "FASTMEM_DISABLE=\"avx512,warp9\""));
 	ck_assert_ptr_nonnull(strstr(r.err, "valid: "));
 	ck_assert_ptr_null(strstr(field(&r, FM_OP_COUNT - 1, 0), "avx512"));
 	ck_assert_ptr_null(strstr(strstr(r.out, "usable "), "avx512"));
@@ -305,7 +307,8 @@ START_TEST(threshold_from_environment)
 		char kv[64];
 		snprintf(kv, sizeof(kv), "FASTMEM_NT_THRESHOLD=%s", bad[i]);
 		run(&r, kv, NULL);
-		ck_assert_msg(count_lines(r.err) == 1, "'%s': %s", bad[i], r.err);
+		ck_assert_msg(count_lines(r.err) == 1, "'%s': %s", bad[i],
+			      r.err);
 		ck_assert_ptr_nonnull(strstr(r.err, "FASTMEM_NT_THRESHOLD=\""));
 		ck_assert_ptr_nonnull(strstr(r.err, "is not a size"));
 		ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), detected);

@@ -61,9 +61,10 @@ static size_t max_large(void)
 static void check_copy(const struct fm_variant *v, size_t n, size_t sa,
 		       size_t da, int back)
 {
-	const unsigned char *src = back ? src_arena.end - n - sa
-					: src_arena.base + sa;
-	unsigned char *dst = back ? dst_arena.end - n - da : dst_arena.base + da;
+	const unsigned char *src =
+		back ? src_arena.end - n - sa : src_arena.base + sa;
+	unsigned char *dst =
+		back ? dst_arena.end - n - da : dst_arena.base + da;
 	void *ret;
 	long off;
 
@@ -71,8 +72,8 @@ static void check_copy(const struct fm_variant *v, size_t n, size_t sa,
 	for (size_t i = 0; i < n; i++)
 		dst[i] = (unsigned char)~src[i];
 	ret = v->fn.memmove(dst, src, n);
-	require(ret == dst, "%s: returned %p, not dst %p (n=%zu)",
-		      v->name, ret, (void *)dst, n);
+	require(ret == dst, "%s: returned %p, not dst %p (n=%zu)", v->name, ret,
+		(void *)dst, n);
 	if (memcmp(dst, src, n)) {
 		size_t i = 0;
 		while (dst[i] == src[i])
@@ -84,7 +85,7 @@ static void check_copy(const struct fm_variant *v, size_t n, size_t sa,
 	}
 	off = stray_write(&dst_arena, dst, n);
 	require(off < 0, "%s: n=%zu src+%zu dst+%zu: wrote outside at %ld",
-		      v->name, n, sa, da, off);
+		v->name, n, sa, da, off);
 }
 
 static const size_t sampled_align[] = { 0, 1, 7, 15, 31, 33, 63 };
@@ -105,9 +106,9 @@ static void copy_sizes(const struct fm_variant *v)
 			for (size_t i = 0; i < NSAMPLED; i++)
 				for (size_t j = 0; j < NSAMPLED; j++)
 					for (int back = 0; back < 2; back++)
-						check_copy(v, n, sampled_align[i],
-							   sampled_align[j],
-							   back);
+						check_copy(
+							v, n, sampled_align[i],
+							sampled_align[j], back);
 		}
 	}
 	nlarge = large_sizes(v->op, max_large(), large, 128);
@@ -139,8 +140,7 @@ static void check_overlap(const struct fm_variant *v, size_t n, size_t dist,
 	fill_pattern(base, n + dist, n + dist);
 	memcpy(expect, src, n);
 	ret = v->fn.memmove(dst, src, n);
-	require(ret == dst, "%s: overlap returned %p, not dst", v->name,
-		      ret);
+	require(ret == dst, "%s: overlap returned %p, not dst", v->name, ret);
 	if (memcmp(dst, expect, n)) {
 		size_t i = 0;
 		while (dst[i] == expect[i])
@@ -154,10 +154,11 @@ static void check_overlap(const struct fm_variant *v, size_t n, size_t dist,
 
 static void copy_overlaps(const struct fm_variant *v)
 {
-	static const size_t sizes[] = { 0,   1,	  2,   3,    4,	   7,	 8,
-					9,   15,  16,  17,   31,   32,	 33,
-					63,  64,  65,  127,  128,  129,	 255,
-					256, 257, 511, 1000, 4095, 4096, 10007 };
+	static const size_t sizes[] = {
+		0,   1,	  2,   3,   4,	  7,	8,    9,    15,	 16,
+		17,  31,  32,  33,  63,	  64,	65,   127,  128, 129,
+		255, 256, 257, 511, 1000, 4095, 4096, 10007
+	};
 	static const size_t big[] = { (1u << 20) + 5, (3u << 20) + 1 };
 	static const size_t big_dist[] = { 1, 64, 4096, 65539 };
 	unsigned char *expect = malloc(4u << 20);
@@ -220,8 +221,8 @@ static void check_set(const struct fm_variant *v, size_t n, size_t a, int c,
 			ck_abort_msg("%s: n=%zu dst+%zu c=%#x: byte %zu is %#x",
 				     v->name, n, a, c, i, dst[i]);
 	off = stray_write(&dst_arena, dst, n);
-	require(off < 0, "%s: n=%zu dst+%zu: wrote outside at %ld",
-		      v->name, n, a, off);
+	require(off < 0, "%s: n=%zu dst+%zu: wrote outside at %ld", v->name, n,
+		a, off);
 }
 
 START_TEST(memset_variant)
@@ -242,8 +243,8 @@ START_TEST(memset_variant)
 		for (size_t a = 0; a < 64; a += 29)
 			for (int back = 0; back < 2; back++)
 				if (large[k] + a <= dst_arena.size)
-					check_set(v, large[k], a,
-						  values[k % 6], back);
+					check_set(v, large[k], a, values[k % 6],
+						  back);
 }
 END_TEST
 
@@ -267,10 +268,9 @@ START_TEST(copy_page_variant)
 			memset(dst, 0, FM_PAGE_SIZE);
 			v->fn.copy_page(dst, src);
 			require(!memcmp(dst, src, FM_PAGE_SIZE),
-				      "%s: page %zu differs", v->name, k);
-			require(stray_write(&dst_arena, dst,
-						  FM_PAGE_SIZE) < 0,
-				      "%s: wrote outside the page", v->name);
+				"%s: page %zu differs", v->name, k);
+			require(stray_write(&dst_arena, dst, FM_PAGE_SIZE) < 0,
+				"%s: wrote outside the page", v->name);
 		}
 	}
 }
@@ -288,20 +288,19 @@ static void check_clear(const struct fm_variant *v, size_t npages, int back)
 	memset(dst, 0xff, n);
 	v->fn.clear_pages(dst, npages);
 	for (size_t p = 0; p < npages; p++)
-		require(!memcmp(dst + p * FM_PAGE_SIZE, zero,
-				      FM_PAGE_SIZE),
-			      "%s: npages=%zu: page %zu not cleared", v->name,
-			      npages, p);
+		require(!memcmp(dst + p * FM_PAGE_SIZE, zero, FM_PAGE_SIZE),
+			"%s: npages=%zu: page %zu not cleared", v->name, npages,
+			p);
 	require(stray_write(&dst_arena, dst, n) < 0,
-		      "%s: npages=%zu wrote outside", v->name, npages);
+		"%s: npages=%zu wrote outside", v->name, npages);
 }
 
 START_TEST(clear_page_variant)
 {
 	const struct fm_variant *v = variant(FM_OP_CLEAR_PAGE, _i);
 	size_t t = fm_nt_threshold(FM_OP_CLEAR_PAGE) / FM_PAGE_SIZE;
-	const size_t counts[] = { 0,   1,	2,	3,	16,    17, 255,
-				  513, t - 1, t, t + 1, 4097 };
+	const size_t counts[] = { 0,   1,   2,	   3, 16,    17,
+				  255, 513, t - 1, t, t + 1, 4097 };
 
 	if (!v->usable)
 		return;

@@ -123,7 +123,8 @@ static void json_str(const char *s)
 
 static void flag_text(unsigned flags, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s", flags & FM_VARIANT_POLICY ? "policy," : "",
+	snprintf(buf, len, "%s%s%s%s",
+		 flags & FM_VARIANT_POLICY ? "policy," : "",
 		 flags & FM_VARIANT_NT ? "nt," : "",
 		 flags & FM_VARIANT_AUTO ? "auto," : "", "");
 	size_t n = strlen(buf);
@@ -149,7 +150,8 @@ static void print_text(const struct identity *id)
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
 	printf("CPU         %s %s\n", id->vendor, id->brand);
-	printf("            family %d, model %d, stepping %d%s%s (identity: %s)\n",
+	printf("            family %d, model %d, stepping %d%s%s (identity: "
+	       "%s)\n",
 	       id->family, id->model, id->stepping,
 	       id->codename[0] ? ", codename " : "", id->codename, id->source);
 	printf("features    %s\n", fm_cpu_features_detected());
@@ -167,9 +169,9 @@ static void print_text(const struct identity *id)
 	       sharing(ci.l3_sharing, sb, sizeof(sb)));
 	if (fm_cpu_notes()[0])
 		printf("notes       %s\n", fm_cpu_notes());
-	printf("preloaded   %s\n\n", fm_preloaded()
-				       ? "yes: this process's memcpy is libfastmem's"
-				       : "no");
+	printf("preloaded   %s\n\n",
+	       fm_preloaded() ? "yes: this process's memcpy is libfastmem's"
+			      : "no");
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -186,7 +188,8 @@ static void print_text(const struct identity *id)
 			printf("          %c %-14s %-8s %-17s %s\n",
 			       strcmp(list[i].name, sel) ? ' ' : '*',
 			       list[i].name, list[i].isa[0] ? list[i].isa : "-",
-			       b, list[i].usable ? "usable" : "not usable here");
+			       b,
+			       list[i].usable ? "usable" : "not usable here");
 		}
 		putchar('\n');
 	}
@@ -240,10 +243,13 @@ static void print_json(const struct identity *id)
 			json_str(list[i].name);
 			printf(",\"isa\":");
 			json_str(list[i].isa);
-			printf(",\"usable\":%s,\"policy\":%s,\"nontemporal\":%s}",
+			printf(",\"usable\":%s,\"policy\":%s,\"nontemporal\":%"
+			       "s}",
 			       list[i].usable ? "true" : "false",
-			       list[i].flags & FM_VARIANT_POLICY ? "true" : "false",
-			       list[i].flags & FM_VARIANT_NT ? "true" : "false");
+			       list[i].flags & FM_VARIANT_POLICY ? "true"
+								 : "false",
+			       list[i].flags & FM_VARIANT_NT ? "true"
+							     : "false");
 		}
 		printf("]}");
 	}
@@ -252,16 +258,18 @@ static void print_json(const struct identity *id)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: fastmem-info [--json] [--help] [--version]\n"
-		   "Show the CPU, its caches, every libfastmem variant, the one "
-		   "each operation\nuses and why, and the non-temporal "
-		   "thresholds.\n\n"
-		   "  -j, --json     print one JSON object instead of text\n"
-		   "  -h, --help     show this help\n"
-		   "  -V, --version  print the library version\n\n"
-		   "Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, FASTMEM_MEMSET,\n"
-		   "FASTMEM_COPY_PAGE, FASTMEM_CLEAR_PAGE, FASTMEM_DISABLE,\n"
-		   "FASTMEM_NT_THRESHOLD, FASTMEM_CONFIG; see fastmem(3).\n");
+	fprintf(f,
+		"Usage: fastmem-info [--json] [--help] [--version]\n"
+		"Show the CPU, its caches, every libfastmem variant, the one "
+		"each operation\nuses and why, and the non-temporal "
+		"thresholds.\n\n"
+		"  -j, --json     print one JSON object instead of text\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  print the library version\n\n"
+		"Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, "
+		"FASTMEM_MEMSET,\n"
+		"FASTMEM_COPY_PAGE, FASTMEM_CLEAR_PAGE, FASTMEM_DISABLE,\n"
+		"FASTMEM_NT_THRESHOLD, FASTMEM_CONFIG; see fastmem(3).\n");
 }
 
 int main(int argc, char **argv)

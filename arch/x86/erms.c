@@ -9,10 +9,7 @@
 
 static inline void rep_movsb(void *d, const void *s, size_t n)
 {
-	__asm__ volatile("rep movsb"
-			 : "+D"(d), "+S"(s), "+c"(n)
-			 :
-			 : "memory");
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
 static inline void rep_stosb(void *d, int c, size_t n)

@@ -82,8 +82,8 @@ static inline void fm_clzero(unsigned char *line)
 
 /*
  * Zero the lines in [p, end), both line-aligned, a line from each of 8 pages
- * in turn (on Zen 5, 1.4-1.6x the speed of plain stores past the caches,
- * against 1.2-1.35x for clzero one page after the other); ends with sfence.
+ * in turn (past the caches on Zen 5 that ran 1.4-1.6x the speed of rep stosb
+ * where clzero one page after the other ran 1.2-1.35x); ends with sfence.
  */
 static inline void fm_clzero_range(unsigned char *p, unsigned char *end)
 {
