@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * 64-bit PowerPC detection, safe inside an ifunc resolver: no libc, no
- * getauxval, no pointer loaded from data.
+ * getauxval, no relocated pointer (and, built with -fno-jump-tables, no
+ * jump table, whose address the code would load from the TOC).
  *
  *  - The auxiliary vector comes from /proc/self/auxv through raw system
  *    calls (the resolver's hwcap argument is not passed down here):
