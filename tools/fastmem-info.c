@@ -142,6 +142,34 @@ static const char *sharing(unsigned n, char *buf, size_t len)
 	return buf;
 }
 
+/* Why a variant cannot run: the features of its ISA list that are not
+ * usable here (absent, or removed by FASTMEM_DISABLE). */
+static const char *missing(const char *isa, char *buf, size_t len)
+{
+	const char *have = fm_cpu_features();
+	char want[64], *save, *tok;
+	size_t n = 0;
+
+	snprintf(want, sizeof(want), "%s", isa);
+	buf[0] = 0;
+	for (tok = strtok_r(want, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		size_t l = strlen(tok);
+		const char *p = have;
+		int found = 0;
+		while ((p = strstr(p, tok))) {
+			if ((p == have || p[-1] == ',') &&
+			    (!p[l] || p[l] == ','))
+				found = 1;
+			p += l;
+		}
+		if (!found)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
+					      "%s%s", n ? "," : "", tok);
+	}
+	return buf;
+}
+
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
@@ -184,12 +212,17 @@ static void print_text(const struct identity *id)
 		printf("            streams from %s: %s\n", a,
 		       fm_nt_threshold_source(op));
 		for (size_t i = 0; i < n; i++) {
+			char why[64];
+
 			flag_text(list[i].flags, b, sizeof(b));
-			printf("          %c %-14s %-8s %-17s %s\n",
+			if (!list[i].usable)
+				missing(list[i].isa, why, sizeof(why));
+			printf("          %c %-14s %-13s %-17s %s%s\n",
 			       strcmp(list[i].name, sel) ? ' ' : '*',
 			       list[i].name, list[i].isa[0] ? list[i].isa : "-",
 			       b,
-			       list[i].usable ? "usable" : "not usable here");
+			       list[i].usable ? "usable" : "not usable: needs ",
+			       list[i].usable ? "" : why);
 		}
 		putchar('\n');
 	}
