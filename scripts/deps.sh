@@ -20,7 +20,7 @@ SUDO=
 export DEBIAN_FRONTEND=noninteractive
 
 base=(build-essential autoconf automake libtool pkg-config check libcpuid-dev)
-tests=(valgrind qemu-user gcc-powerpc64-linux-gnu lib32gcc-12-dev
+tests=(valgrind qemu-user gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu lib32gcc-12-dev
 	libc6-dev-i386 coreutils gzip xz-utils python3 git linux-perf
 	gnuplot-nox ca-certificates)
 i386=(check:i386)

@@ -5,6 +5,7 @@
 #   valgrind    a reduced run under memcheck (valgrind hides AVX-512)
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
 #   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
+#   aarch64     a CPU without a port: the portable variants build and dispatch
 #   (native includes the preload tests: unmodified programs with and without
 #   libfastmem-preload.so, plain and with LD_BIND_NOW=1)
 # Usage: scripts/test-all.sh [--no-deps] [STAGE...]   (as root or with sudo)
@@ -19,7 +20,7 @@ if [ "${1:-}" = --no-deps ]; then
 	shift
 fi
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native sanitizers valgrind i686 ppc64)
+[ ${#stages[@]} -gt 0 ] || stages=(native sanitizers valgrind i686 ppc64 aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -97,6 +98,16 @@ stage_i686() {
 
 stage_ppc64() {
 	bash test/ppc/run.sh "$top/build/ppc64"
+}
+
+stage_aarch64() {
+	configure build/aarch64 --host=aarch64-linux-gnu --disable-shared &&
+		make -C build/aarch64 -j"$jobs" -s libfastmem.la fastmem-info &&
+		qemu-aarch64 -L /usr/aarch64-linux-gnu build/aarch64/fastmem-info \
+			>build/aarch64/info.out &&
+		grep -E '^(memcpy|memset) +selected generic' build/aarch64/info.out &&
+		top_builddir=build/aarch64 OBJDUMP=aarch64-linux-gnu-objdump \
+			sh test/no-libc-calls.sh
 }
 
 for s in "${stages[@]}"; do

@@ -178,10 +178,14 @@ static void print_text(const struct identity *id)
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
 	printf("CPU         %s %s\n", id->vendor, id->brand);
-	printf("            family %d, model %d, stepping %d%s%s (identity: "
-	       "%s)\n",
-	       id->family, id->model, id->stepping,
-	       id->codename[0] ? ", codename " : "", id->codename, id->source);
+	if (id->family >= 0)
+		printf("            family %d, model %d, stepping %d%s%s "
+		       "(identity: %s)\n",
+		       id->family, id->model, id->stepping,
+		       id->codename[0] ? ", codename " : "", id->codename,
+		       id->source);
+	else
+		printf("            (no CPU identity on this architecture)\n");
 	printf("features    %s\n", fm_cpu_features_detected());
 	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
 		printf("usable      %s (FASTMEM_DISABLE)\n", fm_cpu_features());
