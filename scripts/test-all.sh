@@ -127,7 +127,7 @@ echo
 echo "=== summary ($((SECONDS - t_all))s)"
 printf '%s\n' "${results[@]}"
 # Check's own counts, over every suite that ran
-cat build/*/test/*.log 2>/dev/null |
+cat build/*/test/*.log build/*/build/test/*.log 2>/dev/null |
 	awk '/^[0-9]+%: Checks: / { gsub(",", ""); n += $3; f += $5 + $7 }
 	     END { printf "Check: %d passed, %d failed\n", n - f, f }'
 echo "$(( ${#stages[@]} - failed )) passed, $failed failed"

@@ -230,10 +230,10 @@ variant_table() {
     env -i PATH="$PATH" $1 "$build/fastmem-info" | awk '
         /^(memcpy|memmove|memset|copy_page|clear_page) +selected / { op = $1; next }
         /^$/ { op = ""; next }
-        # "          * NAME  ISA  FLAGS  usable|not usable here"
-        op != "" && /^          [ *] [a-z0-9_]+ +[^ ]+ +[^ ]+ +(usable|not usable here)$/ {
+        # "          * NAME  ISA  FLAGS  usable|not usable: needs FEATURES"
+        op != "" && /^          [ *] [a-z0-9_]+ +[^ ]+ +[^ ]+ +(usable|not usable: needs [^ ]+)$/ {
             f = ($1 == "*") ? 2 : 1
-            print op, $f, $(f + 1), ($0 ~ / not usable here$/) ? 0 : 1
+            print op, $f, $(f + 1), ($0 ~ / not usable: needs [^ ]+$/) ? 0 : 1
         }'
 }
 
