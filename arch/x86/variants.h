@@ -21,20 +21,8 @@
 #define X86_MMX_COPY(V)
 #endif
 
-#define ARCH_COPY_VARIANTS(V, P)                                               \
-	P(avx512_auto, "avx512", AUTO)                                         \
-	P(avx2_auto, "avx2", AUTO)                                             \
-	P(sse2_auto, "sse2", AUTO)                                             \
-	V(erms, "erms", AUTO)                                                  \
-	V(avx512, "avx512", 0)                                                 \
-	V(avx512_nt, "avx512", NT)                                             \
-	V(avx2, "avx2", 0)                                                     \
-	V(avx2_nt, "avx2", NT)                                                 \
-	V(sse2, "sse2", 0)                                                     \
-	V(sse2_nt, "sse2", NT)                                                 \
-	X86_MMX_COPY(V)
-
-#define ARCH_SET_VARIANTS(V, P)                                                \
+/* memcpy/memmove and memset come in the same families, in the same order */
+#define X86_VECTOR_FAMILIES(V, P)                                              \
 	P(avx512_auto, "avx512", AUTO)                                         \
 	P(avx2_auto, "avx2", AUTO)                                             \
 	P(sse2_auto, "sse2", AUTO)                                             \
@@ -45,6 +33,12 @@
 	V(avx2_nt, "avx2", NT)                                                 \
 	V(sse2, "sse2", 0)                                                     \
 	V(sse2_nt, "sse2", NT)
+
+#define ARCH_COPY_VARIANTS(V, P)                                               \
+	X86_VECTOR_FAMILIES(V, P)                                              \
+	X86_MMX_COPY(V)
+
+#define ARCH_SET_VARIANTS(V, P) X86_VECTOR_FAMILIES(V, P)
 
 #define ARCH_COPY_PAGE_VARIANTS(V, P)                                          \
 	P(avx512_auto, "avx512", AUTO)                                         \
