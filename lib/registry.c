@@ -18,9 +18,13 @@
 
 /* Declarations of every variant function. */
 #define DECL_COPY_V(id, isa, fl) copy_fn copy_##id;
-#define DECL_COPY_P(id, isa, fl) copy_policy_fn copy_##id;
+#define DECL_COPY_P(id, isa, fl)                                               \
+	copy_policy_fn copy_##id;                                              \
+	copy_fn memcpy_##id, memmove_##id;
 #define DECL_SET_V(id, isa, fl) set_fn set_##id;
-#define DECL_SET_P(id, isa, fl) set_policy_fn set_##id;
+#define DECL_SET_P(id, isa, fl)                                                \
+	set_policy_fn set_##id;                                                \
+	set_fn memset_##id;
 #define DECL_CPAGE_V(id, isa, fl) copy_page_fn copy_page_##id;
 #define DECL_CPAGE_P(id, isa, fl)                                              \
 	void copy_page_##id(void *, const void *, size_t);
@@ -32,25 +36,13 @@ FM_COPY_PAGE_VARIANTS(DECL_CPAGE_V, DECL_CPAGE_P)
 FM_CLEAR_PAGE_VARIANTS(DECL_CLEAR_V, DECL_CLEAR_P)
 
 /*
- * Policies in the plain signature, one per op that uses them, reading the
- * op's threshold at call time.  The resolvers and fm_variants() fill
- * fm_nt_cache before any of these can be reached, so each is one load and a
- * tail jump: no frame, nothing that costs a small copy a cycle.
+ * Page policies in the plain signature, reading the op's threshold at call
+ * time.  The resolvers and fm_variants() fill fm_nt_cache before any of
+ * these can be reached, so each is one load and a tail jump.  (The copy and
+ * set policies come with plain entries of their own, memcpy_<id>,
+ * memmove_<id> and memset_<id>, which load the threshold only past the
+ * small sizes: a wrapper's load and jump cost a small copy 10%.)
  */
-#define WRAP_COPY(id, isa, fl)                                                 \
-	static void *memcpy_##id(void *d, const void *s, size_t n)             \
-	{                                                                      \
-		return copy_##id(d, s, n, fm_threshold_ready(FM_OP_MEMCPY));   \
-	}                                                                      \
-	static void *memmove_##id(void *d, const void *s, size_t n)            \
-	{                                                                      \
-		return copy_##id(d, s, n, fm_threshold_ready(FM_OP_MEMMOVE));  \
-	}
-#define WRAP_SET(id, isa, fl)                                                  \
-	static void *memset_##id(void *d, int c, size_t n)                     \
-	{                                                                      \
-		return set_##id(d, c, n, fm_threshold_ready(FM_OP_MEMSET));    \
-	}
 #define WRAP_CPAGE(id, isa, fl)                                                \
 	static void copy_page_auto_##id(void *d, const void *s)                \
 	{                                                                      \
@@ -63,8 +55,6 @@ FM_CLEAR_PAGE_VARIANTS(DECL_CLEAR_V, DECL_CLEAR_P)
 				 fm_threshold_ready(FM_OP_CLEAR_PAGE));        \
 	}
 #define NONE(id, isa, fl)
-FM_COPY_VARIANTS(NONE, WRAP_COPY)
-FM_SET_VARIANTS(NONE, WRAP_SET)
 FM_COPY_PAGE_VARIANTS(NONE, WRAP_CPAGE)
 FM_CLEAR_PAGE_VARIANTS(NONE, WRAP_CLEAR)
 

@@ -8,7 +8,10 @@
  *                        op's plain signature
  *   P(id, "isa", flags)  a policy: <prefix>_<id> takes one more argument,
  *                        the non-temporal threshold in bytes, and picks
- *                        among variants by size
+ *                        among variants by size; a copy policy also defines
+ *                        memcpy_<id> and memmove_<id>, a set policy
+ *                        memset_<id>, in the plain signature, reading the
+ *                        op's threshold themselves (fm_threshold_ready())
  *
  * Prefixes: copy_ (memcpy and memmove: every copy variant is overlap-safe),
  * set_ (memset), copy_page_, clear_pages_.  "isa" is a comma list of

@@ -221,15 +221,16 @@ START_TEST(detection_matches_libcpuid)
 	ck_assert_int_eq(has_feature(ours, "erms"),
 			 !!(raw.basic_cpuid[7][1] & (1u << 9)));
 	/*
-	 * Ours means F+BW+VL with the OS saving zmm state.  libcpuid 0.6 sets
-	 * its AVX-512 flags on Intel only, so on other vendors compare with
-	 * the bits of its raw leaf 7 (EBX 16, 30, 31).
+	 * Ours means F+BW+VL+BMI2 with the OS saving zmm state.  libcpuid 0.6
+	 * sets its AVX-512 flags on Intel only, so on other vendors compare
+	 * with the bits of its raw leaf 7 (EBX 8, 16, 30, 31).
 	 */
 	int lib512 = id.flags[CPU_FEATURE_AVX512F] &&
 		     id.flags[CPU_FEATURE_AVX512BW] &&
-		     id.flags[CPU_FEATURE_AVX512VL];
+		     id.flags[CPU_FEATURE_AVX512VL] &&
+		     id.flags[CPU_FEATURE_BMI2];
 	if (id.vendor != VENDOR_INTEL)
-		lib512 = (raw.basic_cpuid[7][1] & 0xc0010000u) == 0xc0010000u;
+		lib512 = (raw.basic_cpuid[7][1] & 0xc0010100u) == 0xc0010100u;
 	ck_assert_int_eq(has_feature(ours, "avx512"), lib512);
 	/* our cache sizes agree with libcpuid's where both know them */
 	struct fm_cache_info ci;

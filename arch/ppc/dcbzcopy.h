@@ -142,16 +142,26 @@ void *FN(copy_, )(void *dst, const void *src, size_t n)
  * read that a streaming store spares on x86, at any size), so the
  * non-temporal threshold has nothing to switch and is not used.
  */
-void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
+void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
 	u8 *d = dst;
 	const u8 *s = src;
 
-	(void)thr;
 	if (n < POLICY_MIN || fm_overlaps(d, s, n))
 		return fm_ppc64_copy(d, s, n);
 	copy_lines(d, s, n);
 	return dst;
+}
+
+void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
+{
+	return FN(memcpy_, _auto)(dst, src, n);
+}
+
+void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
+{
+	(void)thr;
+	return FN(memcpy_, _auto)(dst, src, n);
 }
 
 void FN(copy_page_, )(void *dst, const void *src)

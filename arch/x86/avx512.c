@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AVX-512 variants (F, BW and VL; built with only those flags): 64-byte zmm
+ * AVX-512 variants (F, BW and VL, and BMI2 for bzhi; built with only those
+ * flags): 64-byte zmm
  * vectors, and byte-masked loads and stores for everything up to 64 bytes,
  * which needs no size ladder of branches.  The copy and set algorithms are
  * vecops.h's.
@@ -22,7 +23,7 @@
  * (nor can they fault), so this stays inside [p, p + n). */
 static inline __mmask64 mask_lt64(size_t n)
 {
-	return _cvtu64_mask64((1ull << n) - 1);
+	return _cvtu64_mask64(_bzhi_u64(~0ull, (unsigned)n));
 }
 
 static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)

@@ -52,9 +52,12 @@ static uint32_t detect(void)
 		int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;
 		if (ymm_ok && (r[1] & (1u << 5)))
 			f |= BIT(avx2);
-		/* F, BW and VL: byte-granular masks and ymm forms */
+		/*
+		 * F, BW and VL: byte-granular masks and ymm forms; and BMI2,
+		 * whose bzhi makes the masks (every AVX-512 CPU has it)
+		 */
 		if (zmm_ok && (r[1] & (1u << 16)) && (r[1] & (1u << 30)) &&
-		    (r[1] & (1u << 31)))
+		    (r[1] & (1u << 31)) && (r[1] & (1u << 8)))
 			f |= BIT(avx512);
 		if (r[1] & (1u << 9))
 			f |= BIT(erms);

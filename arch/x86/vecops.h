@@ -281,38 +281,44 @@ static __attribute__((noinline)) void *copy_rep(u8 *d, const u8 *s, size_t n)
 	return d;
 }
 
+/* n <= 8 VEC: copies and says so */
+static inline int copy_small(u8 *d, const u8 *s, size_t n)
+{
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		copy_le2(d, s, n);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		copy_le8(d, s, n);
+		return 1;
+	}
+	return 0;
+}
+
 void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
-	if (n <= 2 * VEC) {
-		copy_le2(dst, src, n);
+	if (copy_small(dst, src, n))
 		return dst;
-	}
-	if (n <= 8 * VEC) {
-		copy_le8(dst, src, n);
-		return dst;
-	}
 	return copy_loop(dst, src, n);
 }
 
 /* Streams whenever the buffers do not overlap and a loop would run. */
 void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 {
-	if (n <= 2 * VEC) {
-		copy_le2(dst, src, n);
+	if (copy_small(dst, src, n))
 		return dst;
-	}
-	if (n <= 8 * VEC) {
-		copy_le8(dst, src, n);
-		return dst;
-	}
 	if (fm_overlaps(dst, src, n))
 		return copy_loop(dst, src, n);
 	return copy_nt(dst, src, n);
 }
 
+/* n > 8 VEC */
 static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
 						size_t thr)
 {
+	/* below any L1d / 2, without looking the crossover up */
+	if (FM_LIKELY(n < 16384 && n < thr))
+		return copy_loop(d, s, n);
 	if (n >= thr && !fm_overlaps(d, s, n))
 		return copy_nt(d, s, n);
 	if (n >= fm_x86_tune()->copy_rep_min && fm_fwd_ok(d, s, n) &&
@@ -328,18 +334,28 @@ static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
  */
 void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
 {
-	if (FM_LIKELY(n <= 2 * VEC)) {
-		copy_le2(dst, src, n);
+	if (copy_small(dst, src, n))
 		return dst;
-	}
-	if (FM_LIKELY(n <= 8 * VEC)) {
-		copy_le8(dst, src, n);
-		return dst;
-	}
-	/* below any L1d / 2, without looking the crossover up */
-	if (FM_LIKELY(n < 16384 && n < thr))
-		return copy_loop(dst, src, n);
 	return copy_big(dst, src, n, thr);
+}
+
+/*
+ * The same policy as the dispatcher installs it, in the plain signature:
+ * the threshold is loaded only past the small sizes, and a small copy costs
+ * no more than the plain variant (a wrapper's load and jump cost it 10%).
+ */
+void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
+{
+	if (copy_small(dst, src, n))
+		return dst;
+	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMCPY));
+}
+
+void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
+{
+	if (copy_small(dst, src, n))
+		return dst;
+	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMMOVE));
 }
 
 /* --- sets ---------------------------------------------------------------- */
@@ -347,14 +363,14 @@ void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
 #ifdef VMASK_SET
 static inline void set_le2(u8 *d, int c, size_t n)
 {
-	if (FM_LIKELY(n < VEC)) {
-		VMASK_SET(d, c, n);
+	if (FM_LIKELY(n >= VEC)) {
+		vec_t v = VSPLAT(c);
+
+		VSTOREU(d, v);
+		VSTOREU(d + n - VEC, v);
 		return;
 	}
-	vec_t v = VSPLAT(c);
-
-	VSTOREU(d, v);
-	VSTOREU(d + n - VEC, v);
+	VMASK_SET(d, c, n);
 }
 #else
 /* n < VEC */
@@ -490,37 +506,43 @@ static __attribute__((noinline)) void *set_rep(u8 *d, int c, size_t n)
 	return d;
 }
 
+/* n <= 8 VEC: sets and says so */
+static inline int set_small(u8 *d, int c, size_t n)
+{
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		set_le2(d, c, n);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		set_le8(d, VSPLAT(c), n);
+		return 1;
+	}
+	return 0;
+}
+
 void *FN(set_, )(void *dst, int c, size_t n)
 {
-	if (n <= 2 * VEC) {
-		set_le2(dst, c, n);
+	if (set_small(dst, c, n))
 		return dst;
-	}
-	if (n <= 8 * VEC) {
-		set_le8(dst, VSPLAT(c), n);
-		return dst;
-	}
 	return set_loop(dst, c, n);
 }
 
 void *FN(set_, _nt)(void *dst, int c, size_t n)
 {
-	if (n <= 2 * VEC) {
-		set_le2(dst, c, n);
+	if (set_small(dst, c, n))
 		return dst;
-	}
-	if (n <= 8 * VEC) {
-		set_le8(dst, VSPLAT(c), n);
-		return dst;
-	}
 	return set_nt(dst, c, n, 0);
 }
 
+/* n > 8 VEC */
 static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
 					       size_t thr)
 {
-	const struct fm_x86_tune *t = fm_x86_tune();
+	const struct fm_x86_tune *t;
 
+	if (FM_LIKELY(n < 16384 && n < thr))
+		return set_loop(d, c, n);
+	t = fm_x86_tune();
 	if (n >= thr)
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
 	if (n >= t->set_rep_min)
@@ -535,17 +557,17 @@ static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
  */
 void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 {
-	if (FM_LIKELY(n <= 2 * VEC)) {
-		set_le2(dst, c, n);
+	if (set_small(dst, c, n))
 		return dst;
-	}
-	if (FM_LIKELY(n <= 8 * VEC)) {
-		set_le8(dst, VSPLAT(c), n);
-		return dst;
-	}
-	if (FM_LIKELY(n < 16384 && n < thr))
-		return set_loop(dst, c, n);
 	return set_big(dst, c, n, thr);
+}
+
+/* As dispatched: see memcpy_<family>_auto */
+void *FN(memset_, _auto)(void *dst, int c, size_t n)
+{
+	if (set_small(dst, c, n))
+		return dst;
+	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET));
 }
 
 /* --- pages (page-aligned pointers) --------------------------------------- */
