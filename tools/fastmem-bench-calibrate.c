@@ -692,6 +692,7 @@ int cmd_calibrate(void)
 			printf("--dry-run: would write to %s (from %s):\n%s",
 			       path, whence, block);
 	} else {
+		int existed = access(path, F_OK) == 0;
 		int kept = write_config(path, block, pairs, 2);
 
 		if (kept < 0) {
@@ -708,6 +709,13 @@ int cmd_calibrate(void)
 				       path, whence, kept, kept == 1 ? "" : "s",
 				       block, path);
 		}
+		if (written && !existed && !strcmp(whence, "FASTMEM_CONFIG"))
+			fprintf(stderr,
+				"fastmem-bench calibrate: note: %s did not "
+				"exist when this process started (hence "
+				"libfastmem's warning that it cannot be "
+				"read); it does now\n",
+				path);
 		if (getenv("FASTMEM_NT_THRESHOLD"))
 			fprintf(stderr,
 				"fastmem-bench calibrate: note: "
