@@ -23,7 +23,11 @@
  * (nor can they fault), so this stays inside [p, p + n). */
 static inline __mmask64 mask_lt64(size_t n)
 {
+#ifdef __x86_64__
 	return _cvtu64_mask64(_bzhi_u64(~0ull, (unsigned)n));
+#else
+	return _cvtu64_mask64((1ull << n) - 1); /* no 64-bit bzhi on i386 */
+#endif
 }
 
 static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)

@@ -75,20 +75,17 @@ typedef unsigned char u8;
 /* --- copies -------------------------------------------------------------- */
 
 #ifdef VMASK_COPY
-/*
- * n <= 2 VEC.  Below VEC falls through: on Zen 5 laying out the VEC..2 VEC
- * pair first instead made the smaller sizes a cycle slower.
- */
+/* n <= 2 VEC */
 static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 {
-	if (FM_LIKELY(n < VEC)) {
-		VMASK_COPY(d, s, n);
+	if (FM_LIKELY(n >= VEC)) {
+		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
+
+		VSTOREU(d, a);
+		VSTOREU(d + n - VEC, b);
 		return;
 	}
-	vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
-
-	VSTOREU(d, a);
-	VSTOREU(d + n - VEC, b);
+	VMASK_COPY(d, s, n);
 }
 #else
 /* n < VEC */
