@@ -17,6 +17,8 @@
 # Environment:
 #   FASTMEM_PRELOAD         absolute path of libfastmem-preload.so (required)
 #   FASTMEM_STRESS          path of the compiled stress program (optional)
+#   top_srcdir              the source tree (test/preload/early*.c); default
+#                           two directories above this script
 #   TMPDIR                  where temporary files go (default /tmp)
 #   FASTMEM_DATA_MIB        size of the generated data file (default 100)
 #   FASTMEM_STRESS_SECONDS  duration of each stress run (default 2)
@@ -57,6 +59,8 @@ if [[ -n ${FASTMEM_STRESS:-} && $FASTMEM_STRESS != /* ]]; then
 	FASTMEM_STRESS=$PWD/$FASTMEM_STRESS
 fi
 export FASTMEM_STRESS
+EARLY_SRC=$(cd "${top_srcdir:-$(dirname "$0")/../..}/test/preload" && pwd)
+export EARLY_SRC
 
 DATA_MIB=${FASTMEM_DATA_MIB:-100}
 STRESS_SECONDS=${FASTMEM_STRESS_SECONDS:-2}
@@ -479,6 +483,17 @@ case_gcc() {
 	./prog
 }
 
+# memcpy and friends from .preinit_array, a library constructor, a program
+# constructor and main (test/preload/early*.c), each checked against loops
+case_early() {
+	local f=(-std=gnu11 -O2 -Wall -Wextra -fno-builtin
+		-fno-tree-loop-distribute-patterns)
+	gcc "${f[@]}" -fPIC -shared "$EARLY_SRC/early-lib.c" -o libearly.so
+	gcc "${f[@]}" "$EARLY_SRC/early.c" -o early -L. -learly \
+		-Wl,-rpath,"$PWD"
+	./early
+}
+
 case_stress() {
 	"$FASTMEM_STRESS" "$STRESS_SECONDS"
 }
@@ -771,6 +786,7 @@ elif wanted python3; then
 fi
 run_case git compare case_git git
 run_case gcc compare case_gcc gcc
+run_case early compare case_early gcc
 if [[ -z ${FASTMEM_STRESS:-} ]]; then
 	wanted stress && skip stress "FASTMEM_STRESS not set"
 elif [[ ! -x $FASTMEM_STRESS ]]; then
