@@ -21,8 +21,8 @@
  *   VSTOREU(p, v) VSTOREA(p, v) VSTREAM(p, v)
  *   VSPLAT(c)              c in every byte
  *   VZERO()                all zero
- * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
- * and VMASK_SET(d, c, n) for n < VEC.
+ * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY_LE2(d, s, n)
+ * and VMASK_SET_LE2(d, c, n) for n <= 2 VEC without a branch.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
@@ -74,25 +74,6 @@ typedef unsigned char u8;
 
 /* --- copies -------------------------------------------------------------- */
 
-#ifdef VMASK_COPY
-/*
- * n <= 2 VEC.  Below VEC falls through: on Zen 5 laying out the VEC..2 VEC
- * pair first instead made the smaller sizes a cycle slower (medians of 6-8
- * `fastmem-bench versus` runs: 8-32 B from 1.19x to 1.00x glibc aligned and
- * from 1.05x to 0.90x misaligned, while 128 B went from 0.89x to 0.98x).
- */
-static inline void copy_le2(u8 *d, const u8 *s, size_t n)
-{
-	if (FM_LIKELY(n < VEC)) {
-		VMASK_COPY(d, s, n);
-		return;
-	}
-	vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
-
-	VSTOREU(d, a);
-	VSTOREU(d + n - VEC, b);
-}
-#else
 /* n < VEC */
 static inline void copy_lt_vec(u8 *d, const u8 *s, size_t n)
 {
@@ -111,9 +92,27 @@ static inline void copy_lt_vec(u8 *d, const u8 *s, size_t n)
 	fm_copy_lt16(d, s, n);
 }
 
+/*
+ * Masked accesses reach `reach` bytes from d and s whatever n is; where
+ * that crosses into the next page, which may not be mapped, the masked-off
+ * bytes cost an assist of ~700 cycles on Zen 5 (~150 times the copy) when
+ * it is not, so near a page's end the unmasked ladder runs instead.
+ */
+static inline int near_page_end(const void *d, const void *s, size_t reach)
+{
+	return (((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - reach) |
+	       (((uintptr_t)s & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - reach);
+}
+
 /* n <= 2 VEC */
 static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 {
+#ifdef VMASK_COPY_LE2
+	if (FM_LIKELY(!near_page_end(d, s, 2 * VEC))) {
+		VMASK_COPY_LE2(d, s, n);
+		return;
+	}
+#endif
 	if (FM_LIKELY(n >= VEC)) {
 		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
 
@@ -123,7 +122,6 @@ static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 	}
 	copy_lt_vec(d, s, n);
 }
-#endif
 
 /* 2 VEC < n <= 8 VEC */
 static inline void copy_le8(u8 *d, const u8 *s, size_t n)
@@ -362,20 +360,6 @@ void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
 
 /* --- sets ---------------------------------------------------------------- */
 
-#ifdef VMASK_SET
-/* n <= 2 VEC; below VEC falls through, as in copy_le2 */
-static inline void set_le2(u8 *d, int c, size_t n)
-{
-	if (FM_LIKELY(n < VEC)) {
-		VMASK_SET(d, c, n);
-		return;
-	}
-	vec_t v = VSPLAT(c);
-
-	VSTOREU(d, v);
-	VSTOREU(d + n - VEC, v);
-}
-#else
 /* n < VEC */
 static inline void set_lt_vec(u8 *d, int c, size_t n)
 {
@@ -397,6 +381,12 @@ static inline void set_lt_vec(u8 *d, int c, size_t n)
 /* n <= 2 VEC */
 static inline void set_le2(u8 *d, int c, size_t n)
 {
+#ifdef VMASK_SET_LE2
+	if (FM_LIKELY(!near_page_end(d, d, 2 * VEC))) {
+		VMASK_SET_LE2(d, c, n);
+		return;
+	}
+#endif
 	if (FM_LIKELY(n >= VEC)) {
 		vec_t v = VSPLAT(c);
 
@@ -406,7 +396,6 @@ static inline void set_le2(u8 *d, int c, size_t n)
 	}
 	set_lt_vec(d, c, n);
 }
-#endif
 
 /* 2 VEC < n <= 8 VEC */
 static inline void set_le8(u8 *d, vec_t v, size_t n)
