@@ -19,45 +19,35 @@
 #define VSPLAT(c) _mm512_set1_epi8((char)(c))
 #define VZERO() _mm512_setzero_si512()
 
-/* The first min(n, 64) bytes, for n <= 128 */
-static inline __mmask64 mask_first(size_t n)
+/* The first n < 64 bytes */
+static inline __mmask64 mask_lt64(size_t n)
 {
 #ifdef __x86_64__
 	return _cvtu64_mask64(_bzhi_u64(~0ull, (unsigned)n));
 #else
-	return _cvtu64_mask64(n >= 64 ? ~0ull : (1ull << n) - 1);
+	return _cvtu64_mask64((1ull << n) - 1); /* no 64-bit bzhi on i386 */
 #endif
 }
 
 /*
- * n <= 128 with two masked vectors and no branch: the first covers
- * min(n, 64) bytes, the second the rest (none when n <= 64, when it points
- * at the first so that it touches no other line).  Masked-off bytes are
- * neither read nor written, and cannot fault.
+ * n < 64 bytes in one masked vector, without a ladder of size branches.
+ * Masked-off bytes are neither read nor written and cannot fault (but see
+ * near_page_end() in vecops.h for what they cost near an unmapped page).
  */
-static inline void mask_copy_le128(unsigned char *d, const unsigned char *s,
-				   size_t n)
+static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
 {
-	size_t more = n > 64 ? 64 : 0, rest = n > 64 ? n - 64 : 0;
-	__mmask64 k0 = mask_first(n), k1 = mask_first(rest);
-	__m512i a = _mm512_maskz_loadu_epi8(k0, s);
-	__m512i b = _mm512_maskz_loadu_epi8(k1, s + more);
+	__mmask64 k = mask_lt64(n);
 
-	_mm512_mask_storeu_epi8(d, k0, a);
-	_mm512_mask_storeu_epi8(d + more, k1, b);
+	_mm512_mask_storeu_epi8(d, k, _mm512_maskz_loadu_epi8(k, s));
 }
 
-static inline void mask_set_le128(unsigned char *d, int c, size_t n)
+static inline void mask_set(unsigned char *d, int c, size_t n)
 {
-	size_t more = n > 64 ? 64 : 0, rest = n > 64 ? n - 64 : 0;
-	__m512i v = VSPLAT(c);
-
-	_mm512_mask_storeu_epi8(d, mask_first(n), v);
-	_mm512_mask_storeu_epi8(d + more, mask_first(rest), v);
+	_mm512_mask_storeu_epi8(d, mask_lt64(n), VSPLAT(c));
 }
 
-#define VMASK_COPY_LE2 mask_copy_le128
-#define VMASK_SET_LE2 mask_set_le128
+#define VMASK_COPY mask_copy
+#define VMASK_SET mask_set
 
 #include "vecops.h"
 

@@ -21,8 +21,8 @@
  *   VSTOREU(p, v) VSTOREA(p, v) VSTREAM(p, v)
  *   VSPLAT(c)              c in every byte
  *   VZERO()                all zero
- * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY_LE2(d, s, n)
- * and VMASK_SET_LE2(d, c, n) for n <= 2 VEC without a branch.
+ * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
+ * and VMASK_SET(d, c, n) for n < VEC without a ladder of size branches.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
@@ -93,34 +93,39 @@ static inline void copy_lt_vec(u8 *d, const u8 *s, size_t n)
 }
 
 /*
- * Masked accesses reach `reach` bytes from d and s whatever n is; where
- * that crosses into the next page, which may not be mapped, the masked-off
- * bytes cost an assist of ~700 cycles on Zen 5 (~150 times the copy) when
- * it is not, so near a page's end the unmasked ladder runs instead.
+ * A masked vector reaches VEC bytes from d and s whatever n is.  Where that
+ * crosses into a page that would fault, the masked-off bytes cost an assist
+ * of ~700 cycles on Zen 5 (an 8-byte copy ending at a guard page took 674
+ * TSC ticks instead of 4), so within VEC of a page's end the ladder runs.
  */
-static inline int near_page_end(const void *d, const void *s, size_t reach)
+static inline int near_page_end(const void *d, const void *s)
 {
-	return (((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - reach) |
-	       (((uintptr_t)s & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - reach);
+	return (((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC) |
+	       (((uintptr_t)s & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC);
 }
 
-/* n <= 2 VEC */
+/*
+ * n <= 2 VEC.  Below VEC falls through: laying out the VEC..2 VEC pair
+ * first made the smaller sizes slower on Zen 5 (medians of 6-8 `versus`
+ * runs, 8-32 B: 1.19x glibc against 1.00x), and so did two masked vectors
+ * for the whole range (0.96x).
+ */
 static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 {
-#ifdef VMASK_COPY_LE2
-	if (FM_LIKELY(!near_page_end(d, s, 2 * VEC))) {
-		VMASK_COPY_LE2(d, s, n);
-		return;
-	}
+	if (FM_LIKELY(n < VEC)) {
+#ifdef VMASK_COPY
+		if (FM_LIKELY(!near_page_end(d, s))) {
+			VMASK_COPY(d, s, n);
+			return;
+		}
 #endif
-	if (FM_LIKELY(n >= VEC)) {
-		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
-
-		VSTOREU(d, a);
-		VSTOREU(d + n - VEC, b);
+		copy_lt_vec(d, s, n);
 		return;
 	}
-	copy_lt_vec(d, s, n);
+	vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
+
+	VSTOREU(d, a);
+	VSTOREU(d + n - VEC, b);
 }
 
 /* 2 VEC < n <= 8 VEC */
@@ -378,23 +383,23 @@ static inline void set_lt_vec(u8 *d, int c, size_t n)
 	fm_set_lt16(d, fm_splat8(c), n);
 }
 
-/* n <= 2 VEC */
+/* n <= 2 VEC; below VEC falls through, as in copy_le2 */
 static inline void set_le2(u8 *d, int c, size_t n)
 {
-#ifdef VMASK_SET_LE2
-	if (FM_LIKELY(!near_page_end(d, d, 2 * VEC))) {
-		VMASK_SET_LE2(d, c, n);
-		return;
-	}
+	if (FM_LIKELY(n < VEC)) {
+#ifdef VMASK_SET
+		if (FM_LIKELY(!near_page_end(d, d))) {
+			VMASK_SET(d, c, n);
+			return;
+		}
 #endif
-	if (FM_LIKELY(n >= VEC)) {
-		vec_t v = VSPLAT(c);
-
-		VSTOREU(d, v);
-		VSTOREU(d + n - VEC, v);
+		set_lt_vec(d, c, n);
 		return;
 	}
-	set_lt_vec(d, c, n);
+	vec_t v = VSPLAT(c);
+
+	VSTOREU(d, v);
+	VSTOREU(d + n - VEC, v);
 }
 
 /* 2 VEC < n <= 8 VEC */
