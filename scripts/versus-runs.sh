@@ -31,7 +31,7 @@ while [ $i -le "$runs" ]; do
 	[ $i -eq "$runs" ] || sleep "$pause"
 	i=$((i + 1))
 done
-head -n 8 "$dir/run1.csv" | sed -n 's/^# \(cpu\|selected\|streams\)/\1/p'
+sed -n '1,8s/^# //p' "$dir/run1.csv"
 
 # CSV columns: table,point,bytes,series,flags,unit,median,...,ratio,...
 # (quoted fields hold no commas).  One line per cell in first-seen order.
