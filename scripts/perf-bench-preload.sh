@@ -26,10 +26,11 @@ if [ ! -e "$preload" ]; then
 fi
 preload=$(cd "$(dirname "$preload")" && pwd)/$(basename "$preload")
 
-# GB/s of one run
+# GB/s of one run (perf prints MB/sec below 1 GB/s); nothing if it failed
 one() {
 	perf bench mem "$1" -f default -s "$2" -l "$loops" 2>/dev/null |
-		awk '/GB\/sec/ { print $1 }'
+		awk '$2 == "GB/sec" && $1 + 0 > 0 { print $1 }
+		     $2 == "MB/sec" && $1 + 0 > 0 { print $1 / 1000 }'
 }
 
 median() {
@@ -50,11 +51,17 @@ for op in memcpy memset; do
 		i=0
 		while [ $i -lt "$runs" ]; do
 			one "$op" "$size" >>"$tmp/plain"
-			LD_PRELOAD=$preload one "$op" "$size" >>"$tmp/pre"
+			export LD_PRELOAD="$preload"
+			one "$op" "$size" >>"$tmp/pre"
+			unset LD_PRELOAD
 			i=$((i + 1))
 		done
 		a=$(median <"$tmp/plain")
 		b=$(median <"$tmp/pre")
+		if [ -z "$a" ] || [ -z "$b" ]; then
+			printf '%-7s %-6s   no result from perf bench\n' "$op" "$size"
+			continue
+		fi
 		printf '%-7s %-6s %10.1f %10.1f %6.2fx\n' "$op" "$size" \
 			"$a" "$b" "$(echo "$b $a" | awk '{ print $1 / $2 }')"
 	done

@@ -22,6 +22,7 @@ if [ ! -x "$bench" ]; then
 fi
 dir=${KEEP:-$(mktemp -d)}
 mkdir -p "$dir"
+rm -f "$dir"/run*.csv
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$dir"' EXIT
 
 i=1
@@ -33,14 +34,17 @@ while [ $i -le "$runs" ]; do
 done
 sed -n '1,8s/^# //p' "$dir/run1.csv"
 
-# CSV columns: table,point,bytes,series,flags,unit,median,...,ratio,...
-# (quoted fields hold no commas).  One line per cell in first-seen order.
+# CSV columns: table,point,bytes,series,flags,unit,median,q1,q3,min,max,
+# ratio,paired_ratio,tsc_per_op,samples,status (quoted fields hold no
+# commas).  One line per cell in first-seen order; a cell that was not
+# measured or gave a wrong result in some run is counted and flagged.
 cat "$dir"/run*.csv | grep -v '^#' | grep -v '^table,' | grep . |
 	awk -F, -v runs="$runs" '
 	$5 == "\"ref\"" { next }
 	{
 		key = $1 SUBSEP $2 SUBSEP $4
-		if (!(key in n)) { order[++cells] = key }
+		if (!(key in n)) { order[++cells] = key; n[key] = 0 }
+		if ($16 != "ok") { bad[key]++; next }
 		v[key, ++n[key]] = $12
 	}
 	END {
@@ -53,12 +57,18 @@ cat "$dir"/run*.csv | grep -v '^#' | grep -v '^table,' | grep . |
 				printf "   %-8s %-15s %7s %15s\n", "size", "series", "median", "range"
 			}
 			m = n[key]
+			if (!m) {
+				printf "   %-8s %-15s no valid run\n", f[2], f[3]
+				continue
+			}
 			for (i = 1; i <= m; i++) a[i] = v[key, i] + 0
 			for (i = 2; i <= m; i++)	# insertion sort
 				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
 					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
 				}
 			med = m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-			printf "   %-8s %-15s %6.2fx %7.2f-%.2fx\n", f[2], f[3], med, a[1], a[m]
+			extra = (key in bad) ? sprintf("  (%d runs not ok)", bad[key]) : ""
+			printf "   %-8s %-15s %6.2fx %7.2f-%.2fx%s\n", f[2], f[3], med,
+				a[1], a[m], extra
 		}
 	}'

@@ -8,6 +8,9 @@
 : "${top_builddir:?}"
 set -eu
 
+# settings of the caller's shell would change what fastmem-info reports
+unset FASTMEM_NT_THRESHOLD FASTMEM_DISABLE FASTMEM_MEMCPY FASTMEM_MEMMOVE \
+	FASTMEM_MEMSET FASTMEM_COPY_PAGE FASTMEM_CLEAR_PAGE
 bench=$top_builddir/fastmem-bench
 info=$top_builddir/fastmem-info
 if ! command -v python3 >/dev/null 2>&1; then
@@ -29,9 +32,15 @@ mkdir -p "$dir/cfg"
 printf '# mine\nmemmove = generic\n' >"$conf"
 cp "$conf" "$dir/before"
 # shellcheck disable=SC2086 # $short is a list of options
-FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run >"$dir/dry.out" ||
+FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run >"$dir/dry.out" 2>&1 ||
 	fail "calibrate --dry-run exited $?"
 cmp -s "$conf" "$dir/before" || fail "--dry-run changed $conf"
+if grep -q "^nothing to write" "$dir/dry.out" &&
+	grep -q "nothing to calibrate" "$dir/dry.out"; then
+	# no streaming variant to compare on this CPU (generic, most ppc64)
+	echo "SKIP: calibrate has nothing to calibrate here" >&2
+	exit 77
+fi
 grep -q "would write to $conf" "$dir/dry.out" || fail "--dry-run output"
 
 # shellcheck disable=SC2086

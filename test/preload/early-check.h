@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define EARLY_BUF 8192
+#define EARLY_BUF ((1 << 20) + 4096)
 
 /* The byte that position i of buffer `seed` holds. */
 static unsigned char early_pattern(size_t i, unsigned seed)
@@ -22,14 +22,18 @@ static unsigned char early_pattern(size_t i, unsigned seed)
 
 /*
  * Copies, overlapping moves in both directions, sets and mempcpy over every
- * size up to 600 and a few large ones, at several offsets.  Returns the
- * number of checks, or -1 with the first mismatch described in `why`.
+ * size up to 600 and larger ones up to 1 MiB (past the policies' loop and
+ * rep sizes, and past the non-temporal threshold when the caller lowers
+ * it), at several offsets.  Each is checked over its window and 64 bytes
+ * beyond.  Returns the number of checks, or -1 with the first mismatch
+ * described in `why`.
  */
 static long early_check(char *why, size_t whylen)
 {
 	static unsigned char a[EARLY_BUF + 64], b[EARLY_BUF + 64];
 	static unsigned char ref[EARLY_BUF + 64];
-	static const size_t big[] = { 1000, 2048, 4095, 4096, 6000, 8000 };
+	static const size_t big[] = { 1000,  2048,  4095,   4096,   8000,
+				      20000, 65536, 200001, 1 << 20 };
 	long checks = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
@@ -39,10 +43,11 @@ static long early_check(char *why, size_t whylen)
 			size_t n = pass ? big[k] : k;
 			size_t off = k % 17, doff = (k * 5) % 23;
 			size_t i, m = n < EARLY_BUF - 40 ? n : EARLY_BUF - 40;
+			size_t w = m + 64; /* the window checked */
 			const char *op;
 
 			/* memcpy */
-			for (i = 0; i < sizeof(a); i++) {
+			for (i = 0; i < w; i++) {
 				a[i] = early_pattern(i, 1);
 				b[i] = ref[i] = early_pattern(i, 2);
 			}
@@ -50,36 +55,36 @@ static long early_check(char *why, size_t whylen)
 				ref[doff + i] = a[off + i];
 			op = "memcpy";
 			if (memcpy(b + doff, a + off, m) != b + doff ||
-			    memcmp(b, ref, sizeof(b)))
+			    memcmp(b, ref, w))
 				goto bad;
 			/* mempcpy */
 			op = "mempcpy";
 			if (mempcpy(b + doff, a + off, m) != b + doff + m ||
-			    memcmp(b, ref, sizeof(b)))
+			    memcmp(b, ref, w))
 				goto bad;
 			/* memmove, dst above src and below it */
 			for (int dir = 0; dir < 2; dir++) {
 				size_t s = dir ? off + 9 : off,
 				       d = dir ? off : off + 9;
 
-				for (i = 0; i < sizeof(a); i++)
+				for (i = 0; i < w; i++)
 					a[i] = ref[i] = early_pattern(i, 3);
 				for (i = 0; i < m; i++)
 					ref[d + i] = early_pattern(s + i, 3);
 				op = dir ? "memmove (dst below src)"
 					 : "memmove (dst above src)";
 				if (memmove(a + d, a + s, m) != a + d ||
-				    memcmp(a, ref, sizeof(a)))
+				    memcmp(a, ref, w))
 					goto bad;
 			}
 			/* memset */
-			for (i = 0; i < sizeof(b); i++)
+			for (i = 0; i < w; i++)
 				b[i] = ref[i] = early_pattern(i, 4);
 			for (i = 0; i < m; i++)
 				ref[doff + i] = (unsigned char)(k | 1);
 			op = "memset";
 			if (memset(b + doff, (int)(k | 1), m) != b + doff ||
-			    memcmp(b, ref, sizeof(b)))
+			    memcmp(b, ref, w))
 				goto bad;
 			checks += 5;
 			continue;
