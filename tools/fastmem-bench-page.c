@@ -149,52 +149,37 @@ static __attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
 	return a[0] + a[1];
 }
 
-/* j->n pages per call, one page at a time; j->c is the pattern */
-double run_rb_clear(struct job *j, long k)
-{
-	clear_fn f = j->s->fn.clear;
-	char *d = j->dst;
-	size_t np = j->n;
-	uint64_t s = 0, t0 = ticks();
-	double a = now_ns(), b;
-
-	for (long it = 0; it < k; it++) {
-		for (size_t i = 0; i < np; i++) {
-			f(d + i * PAGE, 1);
-			if (j->c == RB_EACH)
-				s += read_back(d + i * PAGE, PAGE);
-		}
-		if (j->c == RB_ALL)
-			s += read_back(d, np * PAGE);
+/*
+ * j->n pages per call, one page at a time; j->c is the read-back pattern.
+ * CALL(i) clears or copies page i.
+ */
+#define RB_RUNNER(name, fn_type, field, CALL)                                  \
+	double name(struct job *j, long k)                                     \
+	{                                                                      \
+		fn_type f = j->s->fn.field;                                    \
+		char *d = j->dst, *src = j->src;                               \
+		size_t np = j->n;                                              \
+		uint64_t s = 0, t0 = ticks();                                  \
+		double a = now_ns(), b;                                        \
+                                                                               \
+		(void)src;                                                     \
+		for (long it = 0; it < k; it++) {                              \
+			for (size_t i = 0; i < np; i++) {                      \
+				CALL;                                          \
+				if (j->c == RB_EACH)                           \
+					s += read_back(d + i * PAGE, PAGE);    \
+			}                                                      \
+			if (j->c == RB_ALL)                                    \
+				s += read_back(d, np * PAGE);                  \
+		}                                                              \
+		b = now_ns();                                                  \
+		j->tsc = ticks() - t0;                                         \
+		sink = s;                                                      \
+		return b - a;                                                  \
 	}
-	b = now_ns();
-	j->tsc = ticks() - t0;
-	sink = s;
-	return b - a;
-}
 
-double run_rb_copy(struct job *j, long k)
-{
-	cpage_fn f = j->s->fn.cpage;
-	char *d = j->dst, *src = j->src;
-	size_t np = j->n;
-	uint64_t s = 0, t0 = ticks();
-	double a = now_ns(), b;
-
-	for (long it = 0; it < k; it++) {
-		for (size_t i = 0; i < np; i++) {
-			f(d + i * PAGE, src + i * PAGE);
-			if (j->c == RB_EACH)
-				s += read_back(d + i * PAGE, PAGE);
-		}
-		if (j->c == RB_ALL)
-			s += read_back(d, np * PAGE);
-	}
-	b = now_ns();
-	j->tsc = ticks() - t0;
-	sink = s;
-	return b - a;
-}
+RB_RUNNER(run_rb_clear, clear_fn, clear, f(d + i * PAGE, 1))
+RB_RUNNER(run_rb_copy, cpage_fn, cpage, f(d + i * PAGE, src + i * PAGE))
 
 static const char *verdict(double r)
 {
