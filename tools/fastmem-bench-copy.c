@@ -91,6 +91,65 @@ static size_t slots_for(size_t side, size_t n)
 	return s ? s : 1;
 }
 
+/* A plotted table of the ns series ser, one point per size. */
+static struct table *sized_table(const char *id, const struct series *ser,
+				 int ns, const size_t *sizes, int nsizes)
+{
+	struct table *t = table_new(id, UNIT_GBS, 0);
+
+	t->plot = 1;
+	t->ns = ns;
+	t->ref = 0;
+	memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
+	for (int x = 0; x < nsizes; x++)
+		table_add_point(t, sizes[x], NULL);
+	return t;
+}
+
+/*
+ * Fill t's cells, one size after the other: every series runs as a copy of
+ * proto (run, verify, src or none, dst, c) on the same slots.  MODE_COLD
+ * sweeps the source and the destination over `side`, MODE_WARM the
+ * destination only,
+ * MODE_HOT neither; *pos carries the sweep on from table to table.
+ */
+static void measure_sizes(struct table *t, const struct job *proto,
+			  unsigned mode, size_t side, const size_t *sizes,
+			  int nsizes, size_t *pos, int *verified,
+			  const char *what)
+{
+	for (int x = 0; x < nsizes; x++) {
+		struct job jobs[MAX_SERIES];
+		struct cell out[MAX_SERIES];
+		size_t n = sizes[x], st = sweep_stride(n);
+		size_t slots = mode == MODE_HOT ? 1 : slots_for(side, n);
+
+		*pos %= slots;
+		activity("%s %s", what, t->xlabel[x]);
+		for (int s = 0; s < t->ns; s++) {
+			struct job *j = &jobs[s];
+
+			*j = *proto;
+			j->s = &t->series[s];
+			j->n = n;
+			j->sstep = mode == MODE_COLD && proto->src ? st : 0;
+			j->dstep = mode != MODE_HOT ? st : 0;
+			j->slots = slots;
+			j->flush = mode != MODE_HOT && sweep_flush(n, slots);
+			j->pos = pos;
+			j->bytes = (double)n;
+			j->ops = 1;
+		}
+		measure_cell(jobs, t->ns, 0, UNIT_GBS, out,
+			     &verified[x * MAX_SERIES]);
+		for (int s = 0; s < t->ns; s++)
+			*table_cell(t, s, x) = out[s];
+		progress_step(activity_text());
+	}
+	progress_end();
+	table_emit(t);
+}
+
 int cmd_copy(void)
 {
 	static const enum fm_op ops[] = { FM_OP_MEMCPY };
@@ -141,12 +200,16 @@ int cmd_copy(void)
 		if (!(modes & m))
 			continue;
 		for (int al = 0; al < nalign; al++) {
-			char id[96];
+			struct job proto = { .run = run_copy,
+					     .verify = verify_copy,
+					     .src = src + PAGE + asrc[al],
+					     .dst = dst + PAGE + adst[al] };
+			char id[96], what[96];
 			struct table *t;
 
 			snprintf(id, sizeof(id), "copy %s %zu-%zu", mname,
 				 asrc[al], adst[al]);
-			t = table_new(id, UNIT_GBS, 0);
+			t = sized_table(id, ser, ns, sizes, nsizes);
 			snprintf(t->title, sizeof(t->title),
 				 "copy %s, alignment %zu-%zu (src+%zu, "
 				 "dst+%zu), GB/s",
@@ -162,51 +225,11 @@ int cmd_copy(void)
 					  "swept"
 					: "same source and destination every "
 					  "call");
-			t->plot = 1;
-			t->ns = ns;
-			t->ref = 0;
-			memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
-			for (int x = 0; x < nsizes; x++)
-				table_add_point(t, sizes[x], NULL);
-
-			for (int x = 0; x < nsizes; x++) {
-				struct job jobs[MAX_SERIES];
-				struct cell out[MAX_SERIES];
-				size_t n = sizes[x], st = sweep_stride(n);
-				size_t slots =
-					m == MODE_HOT ? 1 : slots_for(side, n);
-
-				pos %= slots;
-				activity("copy %s %zu-%zu %s", mname, asrc[al],
-					 adst[al], t->xlabel[x]);
-				for (int s = 0; s < ns; s++) {
-					struct job *j = &jobs[s];
-
-					memset(j, 0, sizeof(*j));
-					j->s = &t->series[s];
-					j->run = run_copy;
-					j->verify = verify_copy;
-					j->src = src + PAGE + asrc[al];
-					j->dst = dst + PAGE + adst[al];
-					j->n = n;
-					j->sstep = m == MODE_COLD ? st : 0;
-					j->dstep = m != MODE_HOT ? st : 0;
-					j->slots = slots;
-					j->flush = m != MODE_HOT &&
-						   sweep_flush(n, slots);
-					j->pos = &pos;
-					j->bytes = (double)n;
-					j->ops = 1;
-				}
-				int vi = (al * MAX_POINTS + x) * MAX_SERIES;
-				measure_cell(jobs, ns, 0, UNIT_GBS, out,
-					     &verified[vi]);
-				for (int s = 0; s < ns; s++)
-					*table_cell(t, s, x) = out[s];
-				progress_step(activity_text());
-			}
-			progress_end();
-			table_emit(t);
+			snprintf(what, sizeof(what), "copy %s %zu-%zu", mname,
+				 asrc[al], adst[al]);
+			measure_sizes(t, &proto, m, side, sizes, nsizes, &pos,
+				      &verified[al * MAX_POINTS * MAX_SERIES],
+				      what);
 		}
 	}
 	progress_end();
@@ -260,11 +283,14 @@ int cmd_set(void)
 		if (!(modes & m))
 			continue;
 		for (int al = 0; al < nalign; al++) {
-			char id[96];
+			struct job proto = { .run = run_set,
+					     .verify = verify_set,
+					     .dst = dst + PAGE + adst[al] };
+			char id[96], what[96];
 			struct table *t;
 
 			snprintf(id, sizeof(id), "set %s %zu", mname, adst[al]);
-			t = table_new(id, UNIT_GBS, 0);
+			t = sized_table(id, ser, ns, sizes, nsizes);
 			snprintf(t->title, sizeof(t->title),
 				 "set to %s, destination +%zu, GB/s", mname,
 				 adst[al]);
@@ -273,50 +299,11 @@ int cmd_set(void)
 					 ? "destination swept over the "
 					   "region (never cached)"
 					 : "same destination every call");
-			t->plot = 1;
-			t->ns = ns;
-			t->ref = 0;
-			memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
-			for (int x = 0; x < nsizes; x++)
-				table_add_point(t, sizes[x], NULL);
-
-			for (int x = 0; x < nsizes; x++) {
-				struct job jobs[MAX_SERIES];
-				struct cell out[MAX_SERIES];
-				size_t n = sizes[x], st = sweep_stride(n);
-				size_t slots =
-					m == MODE_HOT ? 1 : slots_for(side, n);
-
-				pos %= slots;
-				activity("set %s +%zu %s", mname, adst[al],
-					 t->xlabel[x]);
-				for (int s = 0; s < ns; s++) {
-					struct job *j = &jobs[s];
-
-					memset(j, 0, sizeof(*j));
-					j->s = &t->series[s];
-					j->run = run_set;
-					j->verify = verify_set;
-					j->dst = dst + PAGE + adst[al];
-					j->n = n;
-					j->c = 0;
-					j->dstep = m == MODE_COLD ? st : 0;
-					j->slots = slots;
-					j->flush = m == MODE_COLD &&
-						   sweep_flush(n, slots);
-					j->pos = &pos;
-					j->bytes = (double)n;
-					j->ops = 1;
-				}
-				int vi = (al * MAX_POINTS + x) * MAX_SERIES;
-				measure_cell(jobs, ns, 0, UNIT_GBS, out,
-					     &verified[vi]);
-				for (int s = 0; s < ns; s++)
-					*table_cell(t, s, x) = out[s];
-				progress_step(activity_text());
-			}
-			progress_end();
-			table_emit(t);
+			snprintf(what, sizeof(what), "set %s +%zu", mname,
+				 adst[al]);
+			measure_sizes(t, &proto, m, side, sizes, nsizes, &pos,
+				      &verified[al * MAX_POINTS * MAX_SERIES],
+				      what);
 		}
 	}
 	progress_end();
