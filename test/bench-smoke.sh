@@ -1,0 +1,54 @@
+#!/bin/sh
+# Every fastmem-bench subcommand once, cut down to seconds: it must exit 0
+# (1 would mean a variant gave a wrong result, which the bench verifies
+# before timing) and its output must have the tables it promises, as text,
+# CSV and JSON.  Not a benchmark: nothing here looks at a speed.
+: "${top_builddir:?}"
+set -eu
+
+unset FASTMEM_NT_THRESHOLD FASTMEM_DISABLE FASTMEM_MEMCPY FASTMEM_MEMMOVE \
+	FASTMEM_MEMSET FASTMEM_COPY_PAGE FASTMEM_CLEAR_PAGE
+bench=$top_builddir/fastmem-bench
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+fast="-r 3 --batch 50 --no-progress --no-thp"
+
+# run NAME EXPECTED-TABLES ARGS...: text output with that many "== " tables
+run() {
+	name=$1 want=$2
+	shift 2
+	# shellcheck disable=SC2086 # $fast is a list of options
+	"$bench" "$@" $fast >"$dir/$name.txt" 2>"$dir/$name.err" ||
+		fail "fastmem-bench $* exited $?: $(tail -3 "$dir/$name.err")"
+	got=$(grep -c '^== ' "$dir/$name.txt" || true)
+	[ "$got" -eq "$want" ] ||
+		fail "fastmem-bench $*: $got tables, expected $want"
+	echo "bench-smoke.sh: $* ok ($got tables)"
+}
+
+# copy and set: modes x alignments; page: one per op; readback: ops x counts
+run copy 6 copy -s 64,8K --align 0-0,7-13 --region 64M
+run set 6 set -s 64,8K --region 64M
+run page 2 page --region 64M
+run readback 4 readback --pages 1,8
+run extent 1 extent -s 2M,4M
+run versus 6 versus -s 8,4K
+
+# machine-readable forms of one of them
+# shellcheck disable=SC2086
+"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --csv $fast \
+	>"$dir/copy.csv" || fail "copy --csv exited $?"
+head -n 20 "$dir/copy.csv" | grep -q '^table,point,bytes,series,' ||
+	fail "copy --csv: no header row"
+# shellcheck disable=SC2086
+"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --json $fast \
+	>"$dir/copy.json" || fail "copy --json exited $?"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+		"$dir/copy.json" || fail "copy --json is not JSON"
+fi
+echo "bench-smoke.sh: ok"
