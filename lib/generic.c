@@ -15,69 +15,40 @@
  */
 static void copy_forward(unsigned char *d, const unsigned char *s, size_t n)
 {
-	uint64_t h0 = fm_load64(s), h1 = fm_load64(s + 8);
-	uint64_t h2 = fm_load64(s + 16), h3 = fm_load64(s + 24);
-	uint64_t t0 = fm_load64(s + n - 32), t1 = fm_load64(s + n - 24);
-	uint64_t t2 = fm_load64(s + n - 16), t3 = fm_load64(s + n - 8);
-	unsigned char *end = d + n - 32;
+	uint64_t h[4], t[4], v[4];
+	unsigned char *end = d + n - 32, *start = d;
 	/* align the stores; the skipped bytes are part of the head */
 	size_t skip = 8 - ((uintptr_t)d & 7);
 
+	fm_load_words(h, s, 4);
+	fm_load_words(t, s + n - 32, 4);
 	d += skip;
 	s += skip;
-	while (d < end) {
-		uint64_t a = fm_load64(s), b = fm_load64(s + 8);
-		uint64_t c = fm_load64(s + 16), e = fm_load64(s + 24);
-		fm_store64(d, a);
-		fm_store64(d + 8, b);
-		fm_store64(d + 16, c);
-		fm_store64(d + 24, e);
-		d += 32;
-		s += 32;
+	for (; d < end; d += 32, s += 32) {
+		fm_load_words(v, s, 4);
+		fm_store_words(d, v, 4);
 	}
-	fm_store64(end, t0);
-	fm_store64(end + 8, t1);
-	fm_store64(end + 16, t2);
-	fm_store64(end + 24, t3);
-	d = end + 32 - n;
-	fm_store64(d, h0);
-	fm_store64(d + 8, h1);
-	fm_store64(d + 16, h2);
-	fm_store64(d + 24, h3);
+	fm_store_words(end, t, 4);
+	fm_store_words(start, h, 4);
 }
 
 static void copy_backward(unsigned char *d, const unsigned char *s, size_t n)
 {
-	uint64_t h0 = fm_load64(s), h1 = fm_load64(s + 8);
-	uint64_t h2 = fm_load64(s + 16), h3 = fm_load64(s + 24);
-	uint64_t t0 = fm_load64(s + n - 32), t1 = fm_load64(s + n - 24);
-	uint64_t t2 = fm_load64(s + n - 16), t3 = fm_load64(s + n - 8);
-	unsigned char *start = d;
+	uint64_t h[4], t[4], v[4];
 	unsigned char *e = d + n;
 	const unsigned char *se = s + n;
 	size_t skip = ((uintptr_t)e & 7) ? ((uintptr_t)e & 7) : 8;
 
+	fm_load_words(h, s, 4);
+	fm_load_words(t, s + n - 32, 4);
 	e -= skip;
 	se -= skip;
-	while (e > start + 32) {
-		uint64_t a = fm_load64(se - 8), b = fm_load64(se - 16);
-		uint64_t c = fm_load64(se - 24), f = fm_load64(se - 32);
-		fm_store64(e - 8, a);
-		fm_store64(e - 16, b);
-		fm_store64(e - 24, c);
-		fm_store64(e - 32, f);
-		e -= 32;
-		se -= 32;
+	for (; e > d + 32; e -= 32, se -= 32) {
+		fm_load_words(v, se - 32, 4);
+		fm_store_words(e - 32, v, 4);
 	}
-	fm_store64(start, h0);
-	fm_store64(start + 8, h1);
-	fm_store64(start + 16, h2);
-	fm_store64(start + 24, h3);
-	e = start + n;
-	fm_store64(e - 32, t0);
-	fm_store64(e - 24, t1);
-	fm_store64(e - 16, t2);
-	fm_store64(e - 8, t3);
+	fm_store_words(d, h, 4);
+	fm_store_words(d + n - 32, t, 4);
 }
 
 void *copy_generic(void *dst, const void *src, size_t n)

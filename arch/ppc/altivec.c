@@ -27,29 +27,22 @@ typedef __vector unsigned char vu8;
 
 /* 32 bytes from each end, through general registers. */
 struct ends {
-	uint64_t h0, h1, h2, h3, t0, t1, t2, t3;
+	uint64_t h[4], t[4];
 };
 
 static inline struct ends load_ends(const u8 *s, size_t n)
 {
-	return (struct ends){
-		fm_load64(s),	       fm_load64(s + 8),
-		fm_load64(s + 16),     fm_load64(s + 24),
-		fm_load64(s + n - 32), fm_load64(s + n - 24),
-		fm_load64(s + n - 16), fm_load64(s + n - 8),
-	};
+	struct ends x;
+
+	fm_load_words(x.h, s, 4);
+	fm_load_words(x.t, s + n - 32, 4);
+	return x;
 }
 
 static inline void store_ends(u8 *d, size_t n, struct ends x)
 {
-	fm_store64(d + n - 32, x.t0);
-	fm_store64(d + n - 24, x.t1);
-	fm_store64(d + n - 16, x.t2);
-	fm_store64(d + n - 8, x.t3);
-	fm_store64(d, x.h0);
-	fm_store64(d + 8, x.h1);
-	fm_store64(d + 16, x.h2);
-	fm_store64(d + 24, x.h3);
+	fm_store_words(d + n - 32, x.t, 4);
+	fm_store_words(d, x.h, 4);
 }
 
 /*

@@ -16,24 +16,6 @@ typedef __m64 __attribute__((may_alias, aligned(1))) m64u;
 #define LD(p) (*(const m64u *)(const void *)(p))
 #define ST(p, v) (*(m64u *)(void *)(p) = (v))
 
-/* n < 8, general registers: overlap-safe */
-static inline void copy_lt8(u8 *d, const u8 *s, size_t n)
-{
-	if (n >= 4) {
-		uint32_t a = *(const fm_u32u *)s;
-		uint32_t b = *(const fm_u32u *)(s + n - 4);
-		*(fm_u32u *)d = a;
-		*(fm_u32u *)(d + n - 4) = b;
-	} else if (n > 1) {
-		uint16_t a = *(const fm_u16u *)s;
-		uint16_t b = *(const fm_u16u *)(s + n - 2);
-		*(fm_u16u *)d = a;
-		*(fm_u16u *)(d + n - 2) = b;
-	} else if (n) {
-		*d = *s;
-	}
-}
-
 /* 8 <= n <= 64: all loads before the stores, so overlap-safe */
 static void copy_8_64(u8 *d, const u8 *s, size_t n)
 {
@@ -72,7 +54,7 @@ static inline void copy_lt64(u8 *d, const u8 *s, size_t n)
 	if (n >= 8)
 		copy_8_64(d, s, n);
 	else
-		copy_lt8(d, s, n);
+		fm_copy_lt8(d, s, n);
 }
 
 /* n > 64; correct unless dst starts inside (src, src + n) */
@@ -130,7 +112,7 @@ void *copy_mmx(void *dst, const void *src, size_t n)
 	const u8 *s = src;
 
 	if (n < 8) {
-		copy_lt8(d, s, n);
+		fm_copy_lt8(d, s, n);
 		return dst;
 	}
 	if (n <= 64)

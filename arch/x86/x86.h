@@ -97,46 +97,6 @@ static inline void fm_clzero_range(unsigned char *p, unsigned char *end)
 	fm_sfence();
 }
 
-/* Copy n < 16 bytes; overlap-safe (all loads before the stores). */
-static inline void fm_copy_lt16(unsigned char *d, const unsigned char *s,
-				size_t n)
-{
-	if (n >= 8) {
-		uint64_t a = fm_load64(s), b = fm_load64(s + n - 8);
-		fm_store64(d, a);
-		fm_store64(d + n - 8, b);
-	} else if (n >= 4) {
-		uint32_t a = *(const fm_u32u *)s;
-		uint32_t b = *(const fm_u32u *)(s + n - 4);
-		*(fm_u32u *)d = a;
-		*(fm_u32u *)(d + n - 4) = b;
-	} else if (n > 1) {
-		uint16_t a = *(const fm_u16u *)s;
-		uint16_t b = *(const fm_u16u *)(s + n - 2);
-		*(fm_u16u *)d = a;
-		*(fm_u16u *)(d + n - 2) = b;
-	} else if (n) {
-		*d = *s;
-	}
-}
-
-/* Set n < 16 bytes to the byte whose splat is v. */
-static inline void fm_set_lt16(unsigned char *d, uint64_t v, size_t n)
-{
-	if (n >= 8) {
-		fm_store64(d, v);
-		fm_store64(d + n - 8, v);
-	} else if (n >= 4) {
-		*(fm_u32u *)d = (uint32_t)v;
-		*(fm_u32u *)(d + n - 4) = (uint32_t)v;
-	} else if (n > 1) {
-		*(fm_u16u *)d = (uint16_t)v;
-		*(fm_u16u *)(d + n - 2) = (uint16_t)v;
-	} else if (n) {
-		*d = (unsigned char)v;
-	}
-}
-
 #ifdef __SSE2__
 /* 16 <= n <= 32, overlap-safe */
 static inline void fm_copy_16_32(unsigned char *d, const unsigned char *s,
