@@ -9,25 +9,20 @@
  * model cannot be detected (qemu has no Cell and passes no AT_PLATFORM).
  * Everything with dcbz in its ISA needs the probe in cpu.c to agree with
  * AT_DCACHEBSIZE.  PowerPC has no cache-bypassing store, so the policies
- * take the non-temporal threshold and choose by size only.
+ * choose by size only and ignore the non-temporal threshold.
  */
 
-#define ARCH_COPY_VARIANTS(V, P)                                               \
+/* copies and page copies come in the same families, as do sets and clears */
+#define PPC_COPY_FAMILIES(V, P)                                                \
 	P(cell_auto, "cell,dcbz", AUTO)                                        \
 	P(ppc970_auto, "ppc970,dcbz", AUTO)                                    \
 	V(altivec, "altivec", AUTO)                                            \
 	V(cell, "dcbz", 0)                                                     \
 	V(ppc970, "dcbz", 0)                                                   \
 	V(ppc64, "", AUTO)
+#define PPC_SET_FAMILIES(V, P) V(dcbz, "dcbz", AUTO)
 
-#define ARCH_SET_VARIANTS(V, P) V(dcbz, "dcbz", AUTO)
-
-#define ARCH_COPY_PAGE_VARIANTS(V, P)                                          \
-	P(cell_auto, "cell,dcbz", AUTO)                                        \
-	P(ppc970_auto, "ppc970,dcbz", AUTO)                                    \
-	V(altivec, "altivec", AUTO)                                            \
-	V(cell, "dcbz", 0)                                                     \
-	V(ppc970, "dcbz", 0)                                                   \
-	V(ppc64, "", AUTO)
-
-#define ARCH_CLEAR_PAGE_VARIANTS(V, P) V(dcbz, "dcbz", AUTO)
+#define ARCH_COPY_VARIANTS(V, P) PPC_COPY_FAMILIES(V, P)
+#define ARCH_COPY_PAGE_VARIANTS(V, P) PPC_COPY_FAMILIES(V, P)
+#define ARCH_SET_VARIANTS(V, P) PPC_SET_FAMILIES(V, P)
+#define ARCH_CLEAR_PAGE_VARIANTS(V, P) PPC_SET_FAMILIES(V, P)
