@@ -249,8 +249,6 @@ int main(void)
 {
 	Suite *s = suite_create("api");
 	TCase *tc = tcase_create("api");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300);
@@ -261,9 +259,5 @@ int main(void)
 	tcase_add_test(tc, introspection);
 	tcase_add_test(tc, detection_matches_libcpuid);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

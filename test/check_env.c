@@ -405,8 +405,7 @@ int main(int argc, char **argv)
 {
 	Suite *s;
 	TCase *tc;
-	SRunner *sr;
-	int failed;
+	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child();
@@ -432,13 +431,10 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, config_file);
 	tcase_add_test(tc, default_config_paths);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	rc = run_suite(s);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", tmpdir);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }

@@ -339,9 +339,6 @@ static Suite *variants_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(variants_suite());
-	int failed;
-
 	/* name every variant so a failure report can be read */
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -352,8 +349,5 @@ int main(void)
 			       list[i].usable ? "" : "(not usable)");
 		printf("\n");
 	}
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(variants_suite());
 }

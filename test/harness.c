@@ -105,3 +105,14 @@ size_t large_sizes(enum fm_op op, size_t max, size_t *out, size_t cap)
 	}
 	return n;
 }
+
+int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -6,7 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 #include "fastmem/fastmem.h"
+
+/* Run every test of s; EXIT_SUCCESS when none failed. */
+int run_suite(Suite *s);
 
 /* A buffer of `size` bytes with PROT_NONE pages flush against both ends. */
 struct arena {
