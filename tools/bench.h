@@ -63,6 +63,7 @@ struct options {
 	int nsizes;
 	size_t max;    /* --max, 0 unset */
 	size_t region; /* --region, 0 unset */
+	int byte;      /* --byte (set), default 0 */
 	size_t align_src[8], align_dst[8];
 	int nalign;	/* --align, 0 unset */
 	unsigned modes; /* --mode bit mask, 0 unset */

@@ -268,8 +268,8 @@ int cmd_set(void)
 			  sizes[nsizes - 1]);
 	fmt_size(side, a, sizeof(a));
 	note("buffers: destination region of %s; sweeps advance by the size "
-	     "rounded up to pages plus one page; byte value 0",
-	     a);
+	     "rounded up to pages plus one page; byte value %d",
+	     a, opt.byte);
 	dst = buf_alloc(side, 0x22);
 	verified = calloc((size_t)MAX_SERIES * 8 * MAX_POINTS, sizeof(int));
 	if (!verified)
@@ -285,7 +285,8 @@ int cmd_set(void)
 		for (int al = 0; al < nalign; al++) {
 			struct job proto = { .run = run_set,
 					     .verify = verify_set,
-					     .dst = dst + PAGE + adst[al] };
+					     .dst = dst + PAGE + adst[al],
+					     .c = opt.byte };
 			char id[96], what[96];
 			struct table *t;
 

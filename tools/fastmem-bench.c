@@ -55,6 +55,7 @@ enum {
 	O_PAGES,
 	O_DRY_RUN,
 	O_BASIS,
+	O_BYTE,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "pages", required_argument, 0, O_PAGES },
 	{ "dry-run", no_argument, 0, O_DRY_RUN },
 	{ "basis", required_argument, 0, O_BASIS },
+	{ "byte", required_argument, 0, O_BYTE },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -103,6 +105,8 @@ static unsigned applies(int o)
 		       B(CMD_CALIBRATE);
 	case O_PAGES:
 		return B(CMD_READBACK);
+	case O_BYTE:
+		return B(CMD_SET);
 	case O_DRY_RUN:
 	case O_BASIS:
 		return B(CMD_CALIBRATE);
@@ -222,7 +226,12 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"0,4092,7)\n"
 			"      --mode LIST      memory,cache (default both)\n"
 			"      --region SIZE    memory swept in memory mode "
-			"(default 1G, --quick 256M)\n");
+			"(default 1G, --quick 256M)\n"
+			"      --byte N         the byte to set, 0..255 "
+			"(default "
+			"0; some memory\n"
+			"                       systems write zeroes "
+			"faster)\n");
 		help_out(f, 1);
 		break;
 	case CMD_PAGE:
@@ -591,6 +600,13 @@ int main(int argc, char **argv)
 			break;
 		case O_DRY_RUN:
 			opt.dry_run = 1;
+			break;
+		case O_BYTE:
+			v = strtoul(optarg, &end, 0);
+			if (*end || !*optarg || v > 255)
+				bad("--byte '%s': a number from 0 to 255",
+				    optarg);
+			opt.byte = (int)v;
 			break;
 		case O_BASIS:
 			if (!strcmp(optarg, "both"))
