@@ -41,7 +41,7 @@ FM_CLEAR_PAGE_VARIANTS(DECL_CLEAR_V, DECL_CLEAR_P)
  * these can be reached, so each is one load and a tail jump.  (The copy and
  * set policies come with plain entries of their own, memcpy_<id>,
  * memmove_<id> and memset_<id>, which load the threshold only past the
- * small sizes: a wrapper's load and jump cost a small copy 10%.)
+ * small sizes: see vecops.h.)
  */
 #define WRAP_CPAGE(id, isa, fl)                                                \
 	static void copy_page_auto_##id(void *d, const void *s)                \

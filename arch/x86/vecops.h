@@ -347,7 +347,9 @@ void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
 /*
  * The same policy as the dispatcher installs it, in the plain signature:
  * the threshold is loaded only past the small sizes, and a small copy costs
- * no more than the plain variant (a wrapper's load and jump cost it 10%).
+ * no more than the plain variant.  A wrapper that loaded the threshold and
+ * jumped here cost 8-128 B copies 5.25 TSC ticks against the plain
+ * variant's 4.6 on Zen 5 (fastest of 300 runs of 200 calls each).
  */
 void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
