@@ -148,9 +148,10 @@ const char *fm_selected_reason(enum fm_op op)
 		parts[2] = ")";
 		break;
 	case FM_SRC_CONFIG:
+	case FM_SRC_SYSTEM:
 		st = fm_settings_get(&scratch);
 		parts[0] = "config (";
-		parts[1] = st->config_path;
+		parts[1] = fm_source_path(st, fm_choose(op).src);
 		parts[2] = ")";
 		break;
 	default:

@@ -63,9 +63,33 @@ enum fm_source {
 	FM_SRC_AUTO,
 	FM_SRC_DETECTED,
 	FM_SRC_DEFAULT,
-	FM_SRC_CONFIG,
+	FM_SRC_SYSTEM, /* the system config file */
+	FM_SRC_CONFIG, /* the per-user config file */
 	FM_SRC_ENV
 };
+
+/* What became of a config file (struct fm_settings_info's state). */
+enum fm_file_state {
+	FM_FILE_NONE, /* nothing to consider */
+	FM_FILE_READ,
+	FM_FILE_TRUNCATED,   /* read up to FM_CONFIG_MAX */
+	FM_FILE_MISSING,     /* ENOENT */
+	FM_FILE_UNREADABLE,  /* any other open error */
+	FM_FILE_UNEXAMINED,  /* open, but statx failed */
+	FM_FILE_NOT_REGULAR, /* a device, FIFO, directory, ... */
+	FM_FILE_BAD_OWNER,   /* system config not owned by root */
+	FM_FILE_BAD_MODE,    /* system config writable by group or others */
+	FM_FILE_SECURE,	     /* per-user config in secure-execution mode */
+};
+
+/* Past this many bytes the rest of a config file is ignored. */
+#define FM_CONFIG_MAX (64 * 1024)
+/* Warnings printed about one file before the rest are suppressed. */
+#define FM_CONFIG_WARN_MAX 5
+
+#ifndef FM_SYSTEM_CONFIG
+#define FM_SYSTEM_CONFIG "/etc/fastmem.conf"
+#endif
 
 #define FM_NAME_MAX 24
 #define FM_PATH_MAX 256
@@ -77,13 +101,28 @@ struct fm_settings {
 	uint32_t disable;	/* FASTMEM_DISABLE */
 	size_t nt[FM_OP_COUNT]; /* threshold override, if nt_src set */
 	uint8_t nt_src[FM_OP_COUNT];
-	char config_path[FM_PATH_MAX]; /* "" if no config file was read */
+	/* the per-user config file considered, "" if none */
+	char config_path[FM_PATH_MAX];
+	char system_path[FM_PATH_MAX];	  /* the system config considered */
+	uint8_t user_state, system_state; /* enum fm_file_state */
+	uint8_t secure;			  /* AT_SECURE: caller ignored */
 };
 
 /* The settings, read once.  If another thread or an interrupted caller is
  * reading them right now, they are read privately into *scratch instead. */
 FM_HIDDEN const struct fm_settings *
 fm_settings_get(struct fm_settings *scratch);
+
+/* The file a setting from src came from (for "config (PATH)"), or "". */
+FM_HIDDEN const char *fm_source_path(const struct fm_settings *st,
+				     enum fm_source src);
+
+/* Parse an environment block (NUL-separated) and a per-user config file held
+ * in memory, as the library would read them; for the fuzzer.  Warnings go to
+ * stderr as usual. */
+FM_HIDDEN void fm_settings_parse(struct fm_settings *st, const char *env,
+				 size_t envlen, const char *config,
+				 size_t configlen, int secure);
 
 /* Parse "4096", "64K", "2M", "1G", "never".  0 on success. */
 FM_HIDDEN int fm_parse_size(const char *s, size_t len, size_t *out);

@@ -238,45 +238,6 @@ int fm_variant_usable(enum fm_op op, int i, uint32_t have)
 	return i >= 0 && i < d.count && (needs(d.isa[i]) & ~have) == 0;
 }
 
-/* The same names, as code: resolver-safe. */
-static const char *op_env(enum fm_op op)
-{
-	switch (op) {
-	case FM_OP_MEMCPY:
-		return "FASTMEM_MEMCPY";
-	case FM_OP_MEMMOVE:
-		return "FASTMEM_MEMMOVE";
-	case FM_OP_MEMSET:
-		return "FASTMEM_MEMSET";
-	case FM_OP_COPY_PAGE:
-		return "FASTMEM_COPY_PAGE";
-	default:
-		return "FASTMEM_CLEAR_PAGE";
-	}
-}
-
-const char *fm_op_key(enum fm_op op)
-{
-	switch (op) {
-	case FM_OP_MEMCPY:
-		return "memcpy";
-	case FM_OP_MEMMOVE:
-		return "memmove";
-	case FM_OP_MEMSET:
-		return "memset";
-	case FM_OP_COPY_PAGE:
-		return "copy_page";
-	default:
-		return "clear_page";
-	}
-}
-#define op_key fm_op_key
-
-const char *fm_op_env_name(enum fm_op op)
-{
-	return op_env(op);
-}
-
 static int auto_choice(struct op_desc d, uint32_t have, enum fm_op op)
 {
 	for (int i = 0; i < d.count; i++)
@@ -294,7 +255,7 @@ static void warn_forced(enum fm_op op, const struct fm_settings *st,
 	char list[FM_NAME_MAX * 24];
 	size_t len = 0;
 	int from_env = st->forced_src[op] == FM_SRC_ENV;
-	const char *origin = op_env(op);
+	const char *origin = fm_op_env_name(op);
 
 	if (__atomic_exchange_n(&warned[op], 1, __ATOMIC_RELAXED))
 		return;
@@ -323,11 +284,13 @@ static void warn_forced(enum fm_op op, const struct fm_settings *st,
 	}
 	const char *parts[] = {
 		from_env ? origin : "config ",
-		from_env ? "" : st->config_path,
+		from_env ? "" : fm_source_path(st, st->forced_src[op]),
 		from_env ? "=\"" : ": ",
-		from_env ? "" : op_key(op),
+		from_env ? "" : fm_op_key(op),
 		from_env ? "" : " = ",
-		st->forced[op],
+		/* a privileged process never shows what a file holds */
+		st->secure ? "[not shown in secure-execution mode]"
+			   : st->forced[op],
 		from_env ? "\"" : "",
 		found < 0 ? " is not a variant of this operation; valid: "
 			  : " cannot run on this CPU (",

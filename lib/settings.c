@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Settings from the environment and the config file, read once.
+ * Settings from the environment and the config files, read once.
  *
  * This runs inside ifunc resolvers, possibly before libfastmem or libc is
  * relocated, and possibly first from a signal handler.  So: no libc, no
  * allocation, no locks.  The environment comes from /proc/self/environ and
- * the file through raw system calls, both into small stack buffers.  The
+ * the files through raw system calls, both into small stack buffers.  The
  * first caller parses into the shared copy and publishes it; anyone who
  * arrives while that is in progress (another thread, or a signal handler
  * that interrupted it) parses a private copy instead of waiting.
+ *
+ * Precedence: environment > per-user config > system config.  A privileged
+ * process (AT_SECURE: setuid, setgid, file capabilities) reads neither the
+ * environment nor a per-user file, and never echoes a file's contents: the
+ * caller of a setuid program must not steer it, nor read files through its
+ * warnings (glibc ignores its tunables there for the same reason).
  */
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "internal.h"
 #include "sys.h"
 
@@ -50,6 +59,40 @@ static size_t str_len(const char *s)
 	while (s[n])
 		n++;
 	return n;
+}
+
+/* --- names of the settings (resolver-safe: code, not pointer tables) ---- */
+
+const char *fm_op_env_name(enum fm_op op)
+{
+	switch (op) {
+	case FM_OP_MEMCPY:
+		return "FASTMEM_MEMCPY";
+	case FM_OP_MEMMOVE:
+		return "FASTMEM_MEMMOVE";
+	case FM_OP_MEMSET:
+		return "FASTMEM_MEMSET";
+	case FM_OP_COPY_PAGE:
+		return "FASTMEM_COPY_PAGE";
+	default:
+		return "FASTMEM_CLEAR_PAGE";
+	}
+}
+
+const char *fm_op_key(enum fm_op op)
+{
+	switch (op) {
+	case FM_OP_MEMCPY:
+		return "memcpy";
+	case FM_OP_MEMMOVE:
+		return "memmove";
+	case FM_OP_MEMSET:
+		return "memset";
+	case FM_OP_COPY_PAGE:
+		return "copy_page";
+	default:
+		return "clear_page";
+	}
 }
 
 /* --- features ----------------------------------------------------------- */
@@ -180,19 +223,42 @@ int fm_parse_size(const char *s, size_t len, size_t *out)
 
 /* --- warnings ----------------------------------------------------------- */
 
+/*
+ * One line on stderr.  Bytes that are not printable ASCII (terminal control
+ * sequences, anything an environment variable or a file may hold) and the
+ * backslash are shown as \xNN, so a warning can neither drive the terminal
+ * nor hide its text.
+ */
 void fm_warn(const char *const *parts, size_t nparts)
 {
+	static const char hex[] = "0123456789abcdef";
 	char line[640];
+	const size_t room = sizeof(line) - 4; /* "...\n" */
 	size_t len = 0;
-	const char *prefix = "fastmem: ";
+	int cut = 0;
 
-	while (*prefix)
-		line[len++] = *prefix++;
-	for (size_t i = 0; i < nparts; i++)
-		for (const char *p = parts[i];
-		     p && *p && len < sizeof(line) - 5;)
-			line[len++] = *p++;
-	if (len >= sizeof(line) - 5) {
+	for (const char *p = "fastmem: "; *p;)
+		line[len++] = *p++;
+	for (size_t i = 0; i < nparts && !cut; i++) {
+		for (const char *p = parts[i]; p && *p; p++) {
+			unsigned char c = (unsigned char)*p;
+			int plain = c >= 0x20 && c < 0x7f && c != '\\';
+
+			if (len + (plain ? 1 : 4) > room) {
+				cut = 1;
+				break;
+			}
+			if (plain) {
+				line[len++] = (char)c;
+				continue;
+			}
+			line[len++] = '\\';
+			line[len++] = 'x';
+			line[len++] = hex[c >> 4];
+			line[len++] = hex[c & 15];
+		}
+	}
+	if (cut) {
 		line[len++] = '.';
 		line[len++] = '.';
 		line[len++] = '.';
@@ -206,8 +272,15 @@ void fm_warn(const char *const *parts, size_t nparts)
 struct scan {
 	struct fm_settings *st;
 	int warn;
+	/* the file being read: where its settings rank, and for warnings */
+	enum fm_source src;
+	const char *path;
+	unsigned warnings;
+	/* from the environment */
 	char config[FM_PATH_MAX]; /* FASTMEM_CONFIG */
 	int config_set;
+	char system[FM_PATH_MAX]; /* FASTMEM_SYSTEM_CONFIG */
+	int system_set;
 	char home[FM_PATH_MAX];
 	char xdg[FM_PATH_MAX];
 	/* line assembly across read() chunks */
@@ -217,10 +290,20 @@ struct scan {
 	unsigned lineno;
 };
 
+/* environment > per-user config > system config > anything detected */
+static int outranks(enum fm_source src, uint8_t current)
+{
+	static const uint8_t rank[] = {
+		[FM_SRC_SYSTEM] = 1, [FM_SRC_CONFIG] = 2, [FM_SRC_ENV] = 3
+	};
+
+	return current >= sizeof(rank) || rank[src] >= rank[current];
+}
+
 static void set_all_nt(struct fm_settings *st, size_t v, enum fm_source src)
 {
 	for (int op = 0; op < FM_OP_COUNT; op++) {
-		if (st->nt_src[op] == FM_SRC_ENV && src != FM_SRC_ENV)
+		if (!outranks(src, st->nt_src[op]))
 			continue;
 		st->nt[op] = v;
 		st->nt_src[op] = (uint8_t)src;
@@ -291,10 +374,21 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 	if (has_prefix(e, len, "FASTMEM_CONFIG=", &pl)) {
 		copy_str(sc->config, sizeof(sc->config), e + pl, len - pl);
 		sc->config_set = 1;
+		return;
+	}
+	if (has_prefix(e, len, "FASTMEM_SYSTEM_CONFIG=", &pl)) {
+		copy_str(sc->system, sizeof(sc->system), e + pl, len - pl);
+		sc->system_set = 1;
 	}
 }
 
-static void config_warn(struct scan *sc, const char *what, const char *text)
+static const char *file_label(const struct scan *sc)
+{
+	return sc->src == FM_SRC_SYSTEM ? "system config " : "config ";
+}
+
+/* A warning about the current file, at most FM_CONFIG_WARN_MAX of them. */
+static void file_warn(struct scan *sc, const char *what, const char *text)
 {
 	char num[12];
 	size_t n = 0;
@@ -304,15 +398,27 @@ static void config_warn(struct scan *sc, const char *what, const char *text)
 
 	if (!sc->warn)
 		return;
+	if (++sc->warnings > FM_CONFIG_WARN_MAX) {
+		if (sc->warnings == FM_CONFIG_WARN_MAX + 1) {
+			const char *parts[] = {
+				file_label(sc), sc->path,
+				": further warnings about this file suppressed"
+			};
+			fm_warn(parts, 3);
+		}
+		return;
+	}
+	/* a privileged process never shows what a file holds */
+	if (sc->st->secure)
+		text = "[not shown in secure-execution mode]";
 	do
 		rev[r++] = (char)('0' + v % 10);
 	while ((v /= 10) && r < sizeof(rev));
 	while (r)
 		num[n++] = rev[--r];
 	num[n] = 0;
-	const char *parts[] = {
-		"config ", sc->st->config_path, ":", num, ": ", what, text
-	};
+	const char *parts[] = { file_label(sc), sc->path, ":", num,
+				": ",		what,	  text };
 	fm_warn(parts, 7);
 }
 
@@ -321,6 +427,11 @@ static void config_line(struct scan *sc, char *s, size_t len)
 	struct fm_settings *st = sc->st;
 	size_t k = 0, ke, v, pl;
 
+	for (size_t i = 0; i < len; i++)
+		if (!s[i]) {
+			file_warn(sc, "line holds a NUL byte; ignored", "");
+			return;
+		}
 	while (len && is_space(s[len - 1]))
 		len--;
 	while (k < len && is_space(s[k]))
@@ -335,16 +446,16 @@ static void config_line(struct scan *sc, char *s, size_t len)
 		v++;
 	s[len] = 0;
 	if (sc->truncated) {
-		config_warn(sc, "line too long: ", "");
+		file_warn(sc, "line too long; ignored", "");
 		return;
 	}
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const char *key = fm_op_key((enum fm_op)op);
 		if (has_prefix(s + k, ke - k, key, &pl) && pl == ke - k) {
-			if (st->forced_src[op] != FM_SRC_ENV) {
+			if (outranks(sc->src, st->forced_src[op])) {
 				copy_str(st->forced[op], FM_NAME_MAX, s + v,
 					 len - v);
-				st->forced_src[op] = FM_SRC_CONFIG;
+				st->forced_src[op] = (uint8_t)sc->src;
 			}
 			return;
 		}
@@ -368,69 +479,196 @@ static void config_line(struct scan *sc, char *s, size_t len)
 				goto unknown;
 		}
 		if (fm_parse_size(s + v, len - v, &val)) {
-			config_warn(sc,
-				    "not a size (bytes, K, M, G or never): ",
-				    s + v);
+			file_warn(sc, "not a size (bytes, K, M, G or never): ",
+				  s + v);
 			return;
 		}
 		if (which < 0) {
-			set_all_nt(st, val, FM_SRC_CONFIG);
-		} else if (st->nt_src[which] != FM_SRC_ENV) {
+			set_all_nt(st, val, sc->src);
+		} else if (outranks(sc->src, st->nt_src[which])) {
 			st->nt[which] = val;
-			st->nt_src[which] = FM_SRC_CONFIG;
+			st->nt_src[which] = (uint8_t)sc->src;
 		}
 		return;
 	}
 unknown:
-	config_warn(sc,
-		    "unknown key (valid: memcpy, memmove, memset, "
-		    "copy_page, clear_page, nt_threshold, "
-		    "nt_threshold.<op>): ",
-		    s + k);
+	file_warn(sc,
+		  "unknown key (valid: memcpy, memmove, memset, "
+		  "copy_page, clear_page, nt_threshold, "
+		  "nt_threshold.<op>): ",
+		  s + k);
 }
 
-/*
- * Feed a file through fn one record at a time; records end at `sep`.
- * Returns -1 if the file cannot be opened.
- */
-static int read_records(struct scan *sc, const char *path, char sep,
-			void (*fn)(struct scan *, char *, size_t))
+/* Records of a stream end at `sep`; feed() takes it in pieces, finish()
+ * passes on the last record if it had no separator. */
+static void begin(struct scan *sc, const char *path, enum fm_source src)
 {
-	char buf[CHUNK];
-	long got;
-	int fd = fm_open(path);
-
-	if (fd < 0)
-		return -1;
+	sc->path = path;
+	sc->src = src;
+	sc->warnings = 0;
 	sc->len = 0;
 	sc->truncated = 0;
 	sc->lineno = 0;
-	while ((got = fm_read(fd, buf, sizeof(buf))) > 0) {
-		for (long i = 0; i < got; i++) {
-			if (buf[i] == sep) {
-				sc->lineno++;
-				fn(sc, sc->line, sc->len);
-				sc->len = 0;
-				sc->truncated = 0;
-			} else if (sc->len < sizeof(sc->line) - 1) {
-				sc->line[sc->len++] = buf[i];
-			} else {
-				sc->truncated = 1;
-			}
+}
+
+static void feed(struct scan *sc, const char *buf, size_t n, char sep,
+		 void (*fn)(struct scan *, char *, size_t))
+{
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == sep) {
+			sc->lineno++;
+			fn(sc, sc->line, sc->len);
+			sc->len = 0;
+			sc->truncated = 0;
+		} else if (sc->len < sizeof(sc->line) - 1) {
+			sc->line[sc->len++] = buf[i];
+		} else {
+			sc->truncated = 1;
 		}
 	}
+}
+
+static void finish(struct scan *sc, void (*fn)(struct scan *, char *, size_t))
+{
 	if (sc->len) {
 		sc->lineno++;
 		fn(sc, sc->line, sc->len);
 	}
-	fm_close(fd);
-	return 0;
 }
 
 static void env_record(struct scan *sc, char *s, size_t len)
 {
 	if (!sc->truncated)
 		env_var(sc, s, len);
+}
+
+/*
+ * A config file: only a regular file (a device, FIFO or directory is never
+ * read: /dev/zero would never end, a FIFO would block), only its first
+ * FM_CONFIG_MAX bytes, and for the system file only if root owns it and
+ * only root may write it.
+ */
+static enum fm_file_state read_config(struct scan *sc, const char *path,
+				      enum fm_source src)
+{
+	struct statx sx;
+	char buf[CHUNK];
+	size_t total = 0;
+	long got;
+	enum fm_file_state state = FM_FILE_READ;
+	int fd = fm_open_nonblock(path);
+
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? FM_FILE_MISSING
+						       : FM_FILE_UNREADABLE;
+	sx.stx_mode = 0;
+	if (fm_fstatx(fd, &sx) < 0)
+		state = FM_FILE_UNEXAMINED;
+	else if (!S_ISREG(sx.stx_mode))
+		state = FM_FILE_NOT_REGULAR;
+	else if (src == FM_SRC_SYSTEM && sx.stx_uid != 0)
+		state = FM_FILE_BAD_OWNER;
+	else if (src == FM_SRC_SYSTEM && (sx.stx_mode & (S_IWGRP | S_IWOTH)))
+		state = FM_FILE_BAD_MODE;
+	if (state != FM_FILE_READ) {
+		fm_close(fd);
+		return state;
+	}
+	begin(sc, path, src);
+	if (sx.stx_size > FM_CONFIG_MAX) {
+		state = FM_FILE_TRUNCATED;
+		if (sc->warn) {
+			const char *parts[] = {
+				file_label(sc), path,
+				" is larger than 64 KiB; only its first 64 KiB "
+				"are read"
+			};
+			fm_warn(parts, 3);
+		}
+	}
+	while (total < FM_CONFIG_MAX &&
+	       (got = fm_read(fd, buf,
+			      FM_CONFIG_MAX - total < sizeof(buf)
+				      ? FM_CONFIG_MAX - total
+				      : sizeof(buf))) > 0) {
+		feed(sc, buf, (size_t)got, '\n', config_line);
+		total += (size_t)got;
+	}
+	/* a line cut at the limit is not a line */
+	if (total < FM_CONFIG_MAX)
+		finish(sc, config_line);
+	fm_close(fd);
+	return state;
+}
+
+static const char *state_text(enum fm_file_state state)
+{
+	switch (state) {
+	case FM_FILE_READ:
+		return "read";
+	case FM_FILE_TRUNCATED:
+		return "read (its first 64 KiB)";
+	case FM_FILE_MISSING:
+		return "not found";
+	case FM_FILE_UNREADABLE:
+		return "ignored: cannot be opened";
+	case FM_FILE_UNEXAMINED:
+		return "ignored: cannot be examined (statx failed)";
+	case FM_FILE_NOT_REGULAR:
+		return "ignored: not a regular file";
+	case FM_FILE_BAD_OWNER:
+		return "ignored: not owned by root";
+	case FM_FILE_BAD_MODE:
+		return "ignored: writable by group or others";
+	case FM_FILE_SECURE:
+		return "ignored: secure-execution mode";
+	default:
+		return "none";
+	}
+}
+
+/* One line for a file that was not read, when that is worth saying: a file
+ * the user named explicitly, or one that exists but is unusable. */
+static void state_warn(struct scan *sc, const char *label, const char *path,
+		       enum fm_file_state state, int named)
+{
+	const char *why;
+
+	if (!sc->warn || state == FM_FILE_READ || state == FM_FILE_TRUNCATED)
+		return;
+	switch (state) {
+	case FM_FILE_MISSING:
+		if (!named)
+			return;
+		why = "\" cannot be read (no such file)";
+		break;
+	case FM_FILE_UNREADABLE:
+		/* a system file a user may not read: every process of that
+		 * user would say so; fastmem-info shows it */
+		if (!named && sc->src == FM_SRC_SYSTEM)
+			return;
+		why = "\" cannot be read";
+		break;
+	case FM_FILE_UNEXAMINED:
+		why = "\" cannot be examined (statx failed)";
+		break;
+	case FM_FILE_NOT_REGULAR:
+		why = "\" is not a regular file";
+		break;
+	case FM_FILE_BAD_OWNER:
+		why = "\" is not owned by root";
+		break;
+	case FM_FILE_BAD_MODE:
+		why = "\" is writable by group or others";
+		break;
+	default:
+		return;
+	}
+	const char *parts[] = { label, path, why,
+				named && sc->src == FM_SRC_CONFIG
+					? "; using no config file"
+					: "; ignored" };
+	fm_warn(parts, 4);
 }
 
 static void append(char *dst, size_t size, const char *a, const char *b)
@@ -455,9 +693,49 @@ static void zero(void *p, size_t n)
 		*b++ = 0;
 }
 
+#define FM_AT_NULL 0
+#define FM_AT_SECURE 23
+
+/*
+ * Secure-execution mode, as the kernel decided it for this exec: AT_SECURE
+ * from /proc/self/auxv (the resolvers may not call getauxval), or real and
+ * effective ids that differ.  If the auxiliary vector cannot be read at all
+ * the answer is yes: without /proc the environment cannot be read either,
+ * so nothing is lost, and a privileged process is never guessed otherwise.
+ */
+static int secure_mode(void)
+{
+	unsigned long entry[2];
+	char buf[CHUNK];
+	size_t have = 0;
+	long got;
+	int secure = 0, done = 0;
+	int fd = fm_open("/proc/self/auxv");
+
+	if (fd < 0)
+		return 1;
+	while (!done && (got = fm_read(fd, buf, sizeof(buf))) > 0) {
+		for (long i = 0; i < got && !done; i++) {
+			((char *)entry)[have++] = buf[i];
+			if (have < sizeof(entry))
+				continue;
+			have = 0;
+			if (entry[0] == FM_AT_SECURE)
+				secure = entry[1] != 0;
+			done = entry[0] == FM_AT_NULL ||
+			       entry[0] == FM_AT_SECURE;
+		}
+	}
+	fm_close(fd);
+	return secure || fm_id(FM_SYS_GETUID) != fm_id(FM_SYS_GETEUID) ||
+	       fm_id(FM_SYS_GETGID) != fm_id(FM_SYS_GETEGID);
+}
+
 static void load(struct fm_settings *st, int warn)
 {
 	struct scan sc;
+	const char *system = FM_SYSTEM_CONFIG;
+	enum fm_file_state state;
 
 	zero(st, sizeof(*st));
 	zero(&sc, sizeof(sc));
@@ -465,11 +743,41 @@ static void load(struct fm_settings *st, int warn)
 	sc.warn = warn;
 	if (!FM_HAVE_RAW_SYSCALLS)
 		return;
-	read_records(&sc, "/proc/self/environ", '\0', env_record);
+	st->secure = (uint8_t)secure_mode();
 
+	if (!st->secure) {
+		int fd = fm_open("/proc/self/environ");
+		char buf[CHUNK];
+		long got;
+
+		if (fd >= 0) {
+			begin(&sc, "/proc/self/environ", FM_SRC_ENV);
+			while ((got = fm_read(fd, buf, sizeof(buf))) > 0)
+				feed(&sc, buf, (size_t)got, '\0', env_record);
+			finish(&sc, env_record);
+			fm_close(fd);
+		}
+		if (sc.system_set)
+			system = sc.system;
+	}
+
+	/* the system file first: what the per-user file sets outranks it */
+	copy_str(st->system_path, FM_PATH_MAX, system, str_len(system));
+	if (st->system_path[0]) {
+		state = read_config(&sc, st->system_path, FM_SRC_SYSTEM);
+		st->system_state = (uint8_t)state;
+		sc.src = FM_SRC_SYSTEM;
+		state_warn(&sc, "system config \"", st->system_path, state,
+			   sc.system_set);
+	}
+
+	if (st->secure) {
+		st->user_state = FM_FILE_SECURE;
+		return;
+	}
 	if (sc.config_set) {
 		if (!sc.config[0])
-			return; /* FASTMEM_CONFIG= : no config file at all */
+			return; /* FASTMEM_CONFIG= : no per-user file at all */
 		copy_str(st->config_path, FM_PATH_MAX, sc.config,
 			 str_len(sc.config));
 	} else if (sc.xdg[0] == '/') {
@@ -479,18 +787,42 @@ static void load(struct fm_settings *st, int warn)
 		append(st->config_path, FM_PATH_MAX, sc.home,
 		       "/.config/fastmem/fastmem.conf");
 	}
-	if (st->config_path[0] &&
-	    read_records(&sc, st->config_path, '\n', config_line) < 0) {
-		if (sc.config_set && warn) {
-			const char *parts[] = {
-				"FASTMEM_CONFIG=\"",
-				st->config_path,
-				"\" cannot be read; using no config file",
-			};
-			fm_warn(parts, 3);
-		}
-		st->config_path[0] = 0;
+	if (!st->config_path[0])
+		return;
+	state = read_config(&sc, st->config_path, FM_SRC_CONFIG);
+	st->user_state = (uint8_t)state;
+	sc.src = FM_SRC_CONFIG;
+	state_warn(&sc, sc.config_set ? "FASTMEM_CONFIG=\"" : "config \"",
+		   st->config_path, state, sc.config_set);
+}
+
+void fm_settings_parse(struct fm_settings *st, const char *env, size_t envlen,
+		       const char *config, size_t configlen, int secure)
+{
+	struct scan sc;
+
+	zero(st, sizeof(*st));
+	zero(&sc, sizeof(sc));
+	sc.st = st;
+	sc.warn = 1;
+	st->secure = (uint8_t)(secure != 0);
+	if (!secure) {
+		begin(&sc, "environment", FM_SRC_ENV);
+		feed(&sc, env, envlen, '\0', env_record);
+		finish(&sc, env_record);
 	}
+	append(st->config_path, FM_PATH_MAX, "(memory)", "");
+	begin(&sc, st->config_path, secure ? FM_SRC_SYSTEM : FM_SRC_CONFIG);
+	feed(&sc, config, configlen < FM_CONFIG_MAX ? configlen : FM_CONFIG_MAX,
+	     '\n', config_line);
+	finish(&sc, config_line);
+}
+
+const char *fm_source_path(const struct fm_settings *st, enum fm_source src)
+{
+	if (src == FM_SRC_SYSTEM)
+		return st->system_path;
+	return src == FM_SRC_CONFIG ? st->config_path : "";
 }
 
 static struct fm_settings shared;
@@ -511,4 +843,25 @@ const struct fm_settings *fm_settings_get(struct fm_settings *scratch)
 	}
 	load(scratch, 0);
 	return scratch;
+}
+
+/* Call time only (fastmem-info): the shared copy is ready by then. */
+void fm_settings_info(struct fm_settings_info *info)
+{
+	struct fm_settings scratch;
+	const struct fm_settings *st;
+
+	if (!info)
+		return;
+	st = fm_settings_get(&scratch);
+	if (st == &scratch) /* being read this very moment: wait for it */
+		while (__atomic_load_n(&shared_state, __ATOMIC_ACQUIRE) != 2)
+			;
+	info->secure = shared.secure;
+	info->system.path = shared.system_path;
+	info->system.state = state_text(shared.system_state);
+	info->user.path = shared.config_path;
+	info->user.state = shared.config_path[0] || shared.user_state
+				   ? state_text(shared.user_state)
+				   : "none";
 }

@@ -126,8 +126,10 @@ const char *fm_nt_threshold_source(enum fm_op op)
 		    "environment (FASTMEM_NT_THRESHOLD)");
 		break;
 	case FM_SRC_CONFIG:
+	case FM_SRC_SYSTEM:
 		put(buf, sizeof(source_text[op]), &len, "config (");
-		put(buf, sizeof(source_text[op]), &len, st->config_path);
+		put(buf, sizeof(source_text[op]), &len,
+		    fm_source_path(st, src));
 		put(buf, sizeof(source_text[op]), &len, ")");
 		break;
 	case FM_SRC_DETECTED:

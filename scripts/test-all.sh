@@ -6,6 +6,9 @@
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
 #   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
 #   aarch64     a CPU without a port: the portable variants build and dispatch
+#   secure      setuid/setgid/file-capability fastmem-info run as nobody
+#               ignores the caller's settings and files (needs root)
+#   fuzz        the settings parsers under libFuzzer with ASan/UBSan (~1 min)
 #   (native includes the preload tests: unmodified programs with and without
 #   libfastmem-preload.so, plain and with LD_BIND_NOW=1)
 # Usage: scripts/test-all.sh [--no-deps] [STAGE...]   (as root or with sudo)
@@ -20,7 +23,7 @@ if [ "${1:-}" = --no-deps ]; then
 	shift
 fi
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native sanitizers valgrind i686 ppc64 aarch64)
+[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers valgrind i686 ppc64 aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -108,6 +111,24 @@ stage_aarch64() {
 		grep -E '^(memcpy|memset) +selected generic' build/aarch64/info.out &&
 		top_builddir=build/aarch64 OBJDUMP=aarch64-linux-gnu-objdump \
 			sh test/no-libc-calls.sh
+}
+
+# A static build whose system config lives in a scratch directory, so that
+# the test can write it; its fastmem-info is made setuid and run as nobody.
+stage_secure() {
+	local etc
+	etc=$(mktemp -d /tmp/fastmem-secure-etc.XXXXXX) && chmod 755 "$etc" &&
+		configure build/secure --disable-shared --sysconfdir="$etc" &&
+		make -C build/secure -j"$jobs" -s fastmem-info >/dev/null &&
+		bash test/secure.sh build/secure/fastmem-info
+	local rc=$?
+	rm -rf "$etc"
+	[ $rc -eq 77 ] && echo "secure: skipped (needs root)" && rc=0
+	return $rc
+}
+
+stage_fuzz() {
+	FUZZ_TIME=${FUZZ_TIME:-60} bash test/fuzz/run.sh build/fuzz
 }
 
 for s in "${stages[@]}"; do

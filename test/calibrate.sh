@@ -91,4 +91,33 @@ grep -q '^nt_threshold\.' "$dir/xdg/fastmem/fastmem.conf" ||
 env -u FASTMEM_CONFIG XDG_CONFIG_HOME="$dir/xdg" "$info" |
 	grep -q "config ($dir/xdg/fastmem/fastmem.conf)" ||
 	fail "fastmem-info does not read the XDG default"
+
+# 4. --system writes the system config (here FASTMEM_SYSTEM_CONFIG's), as
+# root only, 0644 whatever the umask, and a new process reads it; a user's
+# own config still outranks it
+sys=$dir/etc/fastmem.conf
+if [ "$(id -u)" = 0 ]; then
+	# shellcheck disable=SC2086
+	(umask 002 && FASTMEM_CONFIG= FASTMEM_SYSTEM_CONFIG=$sys "$bench" \
+		calibrate $short --system >"$dir/sys.out") ||
+		fail "calibrate --system exited $?"
+	grep -q "^wrote $sys (from --system" "$dir/sys.out" ||
+		fail "calibrate --system did not say it wrote $sys"
+	[ "$(stat -c %a "$sys")" = 644 ] || fail "$sys is not 0644"
+	FASTMEM_CONFIG= FASTMEM_SYSTEM_CONFIG=$sys "$info" 2>"$dir/sys.err" |
+		grep -q "streams from .*: config ($sys)" ||
+		fail "fastmem-info does not read the system config: $(cat "$dir/sys.err")"
+	FASTMEM_CONFIG=$conf FASTMEM_SYSTEM_CONFIG=$sys "$info" |
+		grep -q "streams from .*: config ($conf)" ||
+		fail "the system config outranks the user's"
+else
+	# shellcheck disable=SC2086
+	if FASTMEM_SYSTEM_CONFIG=$sys "$bench" calibrate $short --system \
+		>/dev/null 2>"$dir/sys.err"; then
+		fail "calibrate --system succeeded without root"
+	fi
+	grep -q "only root may do" "$dir/sys.err" ||
+		fail "calibrate --system without root: $(cat "$dir/sys.err")"
+	[ ! -e "$sys" ] || fail "calibrate --system wrote $sys without root"
+fi
 echo "calibrate.sh: ok"

@@ -84,6 +84,9 @@ static void run(struct result *res, ...)
 
 	snprintf(home, sizeof(home), "HOME=%s/nohome", tmpdir);
 	env[n++] = home;
+	/* the machine's own system config stays out (a test may set another:
+	 * the last of two definitions wins) */
+	env[n++] = "FASTMEM_SYSTEM_CONFIG=";
 	va_start(ap, res);
 	for (char *kv; (kv = va_arg(ap, char *)) && n < 30;)
 		env[n++] = kv;
@@ -401,6 +404,151 @@ START_TEST(default_config_paths)
 }
 END_TEST
 
+/* Files that are not regular, or hostile, as FASTMEM_CONFIG: each ends at
+ * once (Check's timeout catches a hang) with a bounded, clear warning. */
+static void assert_automatic(const struct result *r)
+{
+	for (int op = 0; op < FM_OP_COUNT; op++)
+		ck_assert_str_eq(field(r, op, 1), "auto");
+}
+
+START_TEST(config_not_regular)
+{
+	struct result r;
+	char fifo[PATH_MAX + 16], kv[PATH_MAX + 32];
+	const char *paths[] = { "/dev/zero", "/dev/urandom", fifo, tmpdir };
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	ck_assert(mkfifo(fifo, 0600) == 0 || errno == EEXIST);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", paths[i]);
+		run(&r, kv, NULL);
+		ck_assert_int_eq(count_lines(r.err), 1);
+		ck_assert_msg(strstr(r.err, "is not a regular file; using no "
+					    "config file"),
+			      "%s: %s", paths[i], r.err);
+		assert_automatic(&r);
+	}
+}
+END_TEST
+
+static void write_bytes(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+START_TEST(config_hostile_contents)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+	size_t big = 10u << 20;
+	char *data = malloc(big);
+
+	ck_assert_ptr_nonnull(data);
+	snprintf(path, sizeof(path), "%s/hostile.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+
+	/* 10 MiB of junk lines, with a valid line past 64 KiB that must not
+	 * apply: a bounded number of warnings, then one line saying so */
+	for (size_t i = 0; i < big; i++)
+		data[i] = (i % 97 == 96) ? '\n' : (char)('a' + i % 23);
+	snprintf(data + 100000, 32, "\nmemset = generic\n");
+	write_bytes(path, data, big);
+	run(&r, kv, NULL);
+	ck_assert_ptr_nonnull(strstr(r.err, "larger than 64 KiB"));
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "further warnings about this file suppressed"));
+	ck_assert_int_le(count_lines(r.err), 2 + 5);
+	assert_automatic(&r);
+
+	/* NUL bytes, a very long line and a terminal escape; the good line
+	 * after them still applies, and no raw control byte is printed */
+	static const char nasty[] = "memcpy\0= generic\n"
+				    "\033[31mred = 1\n";
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(nasty) - 1; i++)
+		data[n++] = nasty[i];
+	for (int i = 0; i < 5000; i++)
+		data[n++] = 'x';
+	for (const char *p = "\nmemset = generic\n"; *p;)
+		data[n++] = *p++;
+	write_bytes(path, data, n);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 3);
+	ck_assert_ptr_nonnull(strstr(r.err, ":1: line holds a NUL byte"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":2: unknown key"));
+	ck_assert_ptr_nonnull(strstr(r.err, "\\x1b[31mred"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":3: line too long"));
+	ck_assert_ptr_null(strchr(r.err, '\033'));
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 1), "auto");
+	free(data);
+}
+END_TEST
+
+/* The system config: read only if root owns it and only root may write it;
+ * the per-user file and the environment outrank it. */
+START_TEST(system_config)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64], want[PATH_MAX + 64];
+	char user[PATH_MAX + 32], ukv[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/system.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_SYSTEM_CONFIG=%s", path);
+	snprintf(want, sizeof(want), "config (%s)", path);
+	write_file(path, "memset = generic\nnt_threshold = 5M\n");
+	chmod(path, 0644);
+
+	if (getuid() != 0) {
+		/* a file of ours is not root's */
+		run(&r, kv, NULL);
+		ck_assert_int_eq(count_lines(r.err), 1);
+		ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root; "
+						    "ignored"));
+		assert_automatic(&r);
+		return;
+	}
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 1), want);
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "5242880");
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 3), want);
+
+	/* per-user config > system config; environment > both */
+	snprintf(user, sizeof(user), "%s/user.conf", tmpdir);
+	write_file(user, "nt_threshold.memcpy = 6M\n");
+	snprintf(ukv, sizeof(ukv), "FASTMEM_CONFIG=%s", user);
+	run(&r, kv, ukv, NULL);
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "6291456");
+	ck_assert_str_eq(field(&r, FM_OP_MEMMOVE, 2), "5242880");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+	run(&r, kv, ukv, "FASTMEM_NT_THRESHOLD=7M", "FASTMEM_MEMSET=generic",
+	    NULL);
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "7340032");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 1),
+			 "environment (FASTMEM_MEMSET)");
+
+	/* others may write it, or someone else owns it: ignored, said once */
+	chmod(path, 0664);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "writable by group or others"));
+	assert_automatic(&r);
+	chmod(path, 0644);
+	ck_assert(chown(path, 65534, 65534) == 0);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root; ignored"));
+	assert_automatic(&r);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s;
@@ -430,6 +578,9 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, threshold_from_environment);
 	tcase_add_test(tc, config_file);
 	tcase_add_test(tc, default_config_paths);
+	tcase_add_test(tc, config_not_regular);
+	tcase_add_test(tc, config_hostile_contents);
+	tcase_add_test(tc, system_config);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	char cmd[PATH_MAX + 16];

@@ -69,6 +69,7 @@ struct options {
 	unsigned modes; /* --mode bit mask, 0 unset */
 	int progress;	/* -1 auto (tty), 0 off, 1 on */
 	int dry_run;
+	int system; /* calibrate --system: write the system config */
 	enum basis basis;
 	int thp; /* advise transparent huge pages */
 };

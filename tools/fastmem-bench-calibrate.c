@@ -244,7 +244,28 @@ static int config_path(char *buf, size_t len, const char **whence)
 	const char *x = getenv("XDG_CONFIG_HOME");
 	const char *h = getenv("HOME");
 
-	if (e) {
+	if (opt.system) {
+		struct fm_settings_info si;
+
+		fm_settings_info(&si);
+		snprintf(buf, len, "%s", si.system.path);
+		*whence = "--system";
+		if (!buf[0]) {
+			fprintf(stderr, "fastmem-bench calibrate: "
+					"FASTMEM_SYSTEM_CONFIG is empty: no "
+					"system config to write\n");
+			return -1;
+		}
+		if (geteuid() != 0 && !opt.dry_run) {
+			fprintf(stderr,
+				"fastmem-bench calibrate: --system writes %s, "
+				"which only root may do: run it as root "
+				"(sudo fastmem-bench calibrate --system), or "
+				"add --dry-run to see what it would write\n",
+				buf);
+			return -1;
+		}
+	} else if (e) {
 		if (!*e) {
 			fprintf(stderr,
 				"fastmem-bench calibrate: FASTMEM_CONFIG is "
@@ -347,6 +368,16 @@ static int write_config(const char *path, const char *block,
 		fprintf(stderr,
 			"fastmem-bench calibrate: cannot write %s: %s\n", tmp,
 			strerror(errno));
+		return -1;
+	}
+	/* libfastmem ignores a system config that others may write: make it
+	 * 0644 whatever the umask */
+	if (opt.system && fchmod(fileno(out), 0644)) {
+		fprintf(stderr,
+			"fastmem-bench calibrate: cannot chmod %s: %s\n", tmp,
+			strerror(errno));
+		fclose(out);
+		unlink(tmp);
 		return -1;
 	}
 	in = fopen(path, "r");

@@ -54,6 +54,7 @@ enum {
 	O_MODE,
 	O_PAGES,
 	O_DRY_RUN,
+	O_SYSTEM,
 	O_BASIS,
 	O_BYTE,
 };
@@ -76,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, 0, O_MODE },
 	{ "pages", required_argument, 0, O_PAGES },
 	{ "dry-run", no_argument, 0, O_DRY_RUN },
+	{ "system", no_argument, 0, O_SYSTEM },
 	{ "basis", required_argument, 0, O_BASIS },
 	{ "byte", required_argument, 0, O_BYTE },
 	{ "help", no_argument, 0, 'h' },
@@ -108,6 +110,7 @@ static unsigned applies(int o)
 	case O_BYTE:
 		return B(CMD_SET);
 	case O_DRY_RUN:
+	case O_SYSTEM:
 	case O_BASIS:
 		return B(CMD_CALIBRATE);
 	default:
@@ -308,6 +311,11 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"(PATH)\"); this one keeps the thresholds it started "
 			"with.\n\n"
 			"      --dry-run        print, do not write the file\n"
+			"      --system         write the system config "
+			"instead (root only;\n"
+			"                       fastmem-info shows its path), "
+			"for every user and\n"
+			"                       for privileged programs\n"
 			"      --basis WHICH    both (default: streaming must "
 			"win "
 			"hot and cold), cold,\n"
@@ -600,6 +608,9 @@ int main(int argc, char **argv)
 			break;
 		case O_DRY_RUN:
 			opt.dry_run = 1;
+			break;
+		case O_SYSTEM:
+			opt.system = 1;
 			break;
 		case O_BYTE:
 			v = strtoul(optarg, &end, 0);

@@ -173,6 +173,7 @@ static const char *missing(const char *isa, char *buf, size_t len)
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
+	struct fm_settings_info si;
 	char a[32], b[32], c[32], sa[16], sb[16];
 
 	fm_cache_info(&ci);
@@ -201,9 +202,18 @@ static void print_text(const struct identity *id)
 	       sharing(ci.l3_sharing, sb, sizeof(sb)));
 	if (fm_cpu_notes()[0])
 		printf("notes       %s\n", fm_cpu_notes());
-	printf("preloaded   %s\n\n",
+	printf("preloaded   %s\n",
 	       fm_preloaded() ? "yes: this process's memcpy is libfastmem's"
 			      : "no");
+	fm_settings_info(&si);
+	printf("settings    %s\n",
+	       si.secure ? "secure mode: caller settings ignored (setuid, "
+			   "setgid or file capabilities)"
+			 : "environment (FASTMEM_*) and config files");
+	printf("            system config %s: %s\n",
+	       si.system.path[0] ? si.system.path : "(none)", si.system.state);
+	printf("            user config   %s: %s\n\n",
+	       si.user.path[0] ? si.user.path : "(none)", si.user.state);
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -235,6 +245,7 @@ static void print_text(const struct identity *id)
 static void print_json(const struct identity *id)
 {
 	struct fm_cache_info ci;
+	struct fm_settings_info si;
 
 	fm_cache_info(&ci);
 	printf("{\"version\":");
@@ -257,8 +268,18 @@ static void print_json(const struct identity *id)
 	       ci.line, ci.l1d, ci.l2, ci.l2_sharing, ci.l3, ci.l3_sharing);
 	printf(",\"notes\":");
 	json_str(fm_cpu_notes());
-	printf(",\"preloaded\":%s,\"operations\":{",
-	       fm_preloaded() ? "true" : "false");
+	fm_settings_info(&si);
+	printf(",\"preloaded\":%s,\"settings\":{\"secure\":%s,"
+	       "\"system_config\":{\"path\":",
+	       fm_preloaded() ? "true" : "false", si.secure ? "true" : "false");
+	json_str(si.system.path);
+	printf(",\"state\":");
+	json_str(si.system.state);
+	printf("},\"user_config\":{\"path\":");
+	json_str(si.user.path);
+	printf(",\"state\":");
+	json_str(si.user.state);
+	printf("}},\"operations\":{");
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
 		size_t n = fm_variants(op, &list);

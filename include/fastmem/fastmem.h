@@ -104,6 +104,24 @@ struct fm_cache_info {
 };
 FM_API void fm_cache_info(struct fm_cache_info *info);
 
+/*
+ * Where the settings came from.  In secure-execution mode (a setuid or setgid
+ * program, or one with file capabilities: AT_SECURE) every FASTMEM_*
+ * variable and the per-user config file are ignored; only the system config
+ * is read, and only if it is a regular file that root owns and only root may
+ * write.  See fastmem(3).
+ */
+struct fm_config_file {
+	const char *path;	/* "" if there was none to consider */
+	const char *state;	/* "read", "not found", "ignored: ..." */
+};
+struct fm_settings_info {
+	int secure;			/* nonzero in secure-execution mode */
+	struct fm_config_file system;	/* $(sysconfdir)/fastmem.conf */
+	struct fm_config_file user;	/* FASTMEM_CONFIG or the XDG default */
+};
+FM_API void fm_settings_info(struct fm_settings_info *info);
+
 /* Nonzero if this process's memcpy is libfastmem's (libfastmem-preload.so). */
 FM_API int fm_preloaded(void);
 
