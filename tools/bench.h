@@ -42,6 +42,7 @@ enum cmd {
 	CMD_EXTENT,
 	CMD_CALIBRATE,
 	CMD_VERSUS,
+	CMD_RESIDENCY,
 	CMD_COUNT
 };
 
@@ -185,6 +186,14 @@ int verify_set(struct job *j);
 int verify_cpage(struct job *j);
 int verify_clear(struct job *j);
 
+/* The same, then every byte of the destination read back. */
+double run_copy_rb(struct job *j, long k);
+double run_set_rb(struct job *j, long k);
+/* Sum of every byte of [p, p+bytes) (bytes a multiple of 64), read with
+ * independent vector loads; add it to read_back_sink. */
+uint64_t read_back(const char *p, size_t bytes);
+extern volatile uint64_t read_back_sink;
+
 /* Page-at-a-time clear/copy of j->n pages with read-back pattern j->c. */
 enum { RB_NONE, RB_ALL, RB_EACH };
 double run_rb_clear(struct job *j, long k);
@@ -276,5 +285,6 @@ int cmd_extent(void);
 int cmd_calibrate(void);
 int calibrate_check(void); /* the config path can be had, before the header */
 int cmd_versus(void);
+int cmd_residency(void);
 
 #endif /* FASTMEM_BENCH_H */

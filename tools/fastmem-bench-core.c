@@ -466,6 +466,27 @@ int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
 
 static const char *volatile cur_series;
 
+volatile uint64_t read_back_sink;
+
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
+
+/* Read every byte back, four independent 16-byte sums per cache line, so
+ * the reading is bound by where the data is, not by an addition chain. */
+__attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
+{
+	const v2u64 *q = (const v2u64 *)p;
+	v2u64 a = { 0, 0 }, b = a, c = a, d = a;
+
+	for (size_t i = 0; i < bytes / 64; i++) {
+		a += q[4 * i];
+		b += q[4 * i + 1];
+		c += q[4 * i + 2];
+		d += q[4 * i + 3];
+	}
+	a += b + c + d;
+	return a[0] + a[1];
+}
+
 /*
  * The timed loops, one per call signature so that a loop holds nothing but
  * the call and the step to the next slot.  CALL sees f (the row's function),
@@ -499,6 +520,11 @@ static const char *volatile cur_series;
 
 RUNNER(run_copy, copy_fn, copy, f(dst + p * ds, src + p * ss, n))
 RUNNER(run_set, set_fn, set, f(dst + p * ds, c, n))
+RUNNER(run_copy_rb, copy_fn, copy,
+       (f(dst + p * ds, src + p * ss, n),
+	read_back_sink += read_back(dst + p * ds, n)))
+RUNNER(run_set_rb, set_fn, set,
+       (f(dst + p * ds, c, n), read_back_sink += read_back(dst + p * ds, n)))
 RUNNER(run_cpage, cpage_fn, cpage, f(dst + p * ds, src + p * ss))
 RUNNER(run_clear, clear_fn, clear, f(dst + p * ds, n))
 

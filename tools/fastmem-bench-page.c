@@ -128,27 +128,6 @@ int cmd_page(void)
 /* --- readback ----------------------------------------------------------------
  */
 
-static volatile uint64_t sink;
-
-typedef uint64_t v2u64 __attribute__((vector_size(16)));
-
-/* Read every byte back, four independent 16-byte sums per cache line, so
- * the reading is bound by where the data is, not by an addition chain. */
-static __attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
-{
-	const v2u64 *q = (const v2u64 *)p;
-	v2u64 a = { 0, 0 }, b = a, c = a, d = a;
-
-	for (size_t i = 0; i < bytes / 64; i++) {
-		a += q[4 * i];
-		b += q[4 * i + 1];
-		c += q[4 * i + 2];
-		d += q[4 * i + 3];
-	}
-	a += b + c + d;
-	return a[0] + a[1];
-}
-
 /*
  * j->n pages per call, one page at a time; j->c is the read-back pattern.
  * CALL(i) clears or copies page i.
@@ -174,7 +153,7 @@ static __attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
 		}                                                              \
 		b = now_ns();                                                  \
 		j->tsc = ticks() - t0;                                         \
-		sink = s;                                                      \
+		read_back_sink = s;                                            \
 		return b - a;                                                  \
 	}
 

@@ -17,7 +17,7 @@ struct options opt;
 #define ALL_CMDS (B(CMD_COUNT) - 1)
 #define SIZED                                                                  \
 	(B(CMD_COPY) | B(CMD_SET) | B(CMD_EXTENT) | B(CMD_CALIBRATE) |         \
-	 B(CMD_VERSUS))
+	 B(CMD_VERSUS) | B(CMD_RESIDENCY))
 
 static const struct {
 	const char *name;
@@ -38,6 +38,9 @@ static const struct {
 			    "measure where streaming wins, write thresholds" },
 	[CMD_VERSUS] = { "versus", cmd_versus,
 			 "fm_memcpy/fm_memset vs glibc, one compact table" },
+	[CMD_RESIDENCY] = { "residency", cmd_residency,
+			    "1-64 MiB copies/sets, data cached or cold, "
+			    "read back" },
 };
 
 enum {
@@ -94,12 +97,13 @@ static unsigned applies(int o)
 		       B(CMD_READBACK) | B(CMD_EXTENT);
 	case 's':
 	case O_MAX:
-		return SIZED & ~(o == O_MAX ? B(CMD_VERSUS) : 0);
+		return SIZED &
+		       ~(o == O_MAX ? B(CMD_VERSUS) | B(CMD_RESIDENCY) : 0);
 	case O_PLOT:
 		return SIZED;
 	case O_REGION:
 		return B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) |
-		       B(CMD_CALIBRATE) | B(CMD_VERSUS);
+		       B(CMD_CALIBRATE) | B(CMD_VERSUS) | B(CMD_RESIDENCY);
 	case O_ALIGN:
 		return B(CMD_COPY) | B(CMD_SET);
 	case O_MODE:
@@ -346,6 +350,27 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"plus destination\n"
 			"                       (default 2G, at least 1G per "
 			"side)\n");
+		help_out(f, 1);
+		break;
+	case CMD_RESIDENCY:
+		fprintf(f,
+			"Usage: fastmem-bench residency [OPTIONS]\n\n"
+			"Copies and sets by where the data is: source and "
+			"destination each cached\n(the same buffer every "
+			"call) or cold (swept over a region far larger than\n"
+			"the caches), alone or followed by reading the whole "
+			"destination back.\nRows: the system routine, "
+			"fm_memcpy/fm_memset as dispatched, and the policy\n"
+			"forced temporal and forced streaming "
+			"(fm_*_hint), interleaved; GB/s with\nthe read-back "
+			"included.  Streaming should win cold and lose when "
+			"the data\nis in use; the dispatched call should "
+			"match the better of the two.\n\n"
+			"  -s, --sizes LIST     sizes (default 1M..64M by 2x, "
+			"--quick 1M,4M,16M,64M)\n"
+			"      --region SIZE    memory swept per buffer when "
+			"cold (default 1G,\n"
+			"                       --quick 512M)\n");
 		help_out(f, 1);
 		break;
 	default:
