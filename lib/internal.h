@@ -79,6 +79,7 @@ enum fm_file_state {
 	FM_FILE_NOT_REGULAR, /* a device, FIFO, directory, ... */
 	FM_FILE_BAD_OWNER,   /* system config not owned by root */
 	FM_FILE_BAD_MODE,    /* system config writable by group or others */
+	FM_FILE_BAD_DIR,     /* ... or in a directory others may change */
 	FM_FILE_SECURE,	     /* per-user config in secure-execution mode */
 };
 

@@ -43,13 +43,15 @@ static int is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static void copy_str(char *dst, size_t size, const char *s, size_t len)
+/* Returns nonzero if s did not fit (dst then holds a prefix). */
+static int copy_str(char *dst, size_t size, const char *s, size_t len)
 {
 	size_t i = 0;
 
 	for (; i < len && i + 1 < size; i++)
 		dst[i] = s[i];
 	dst[i] = 0;
+	return i < len;
 }
 
 static size_t str_len(const char *s)
@@ -276,11 +278,11 @@ struct scan {
 	enum fm_source src;
 	const char *path;
 	unsigned warnings;
-	/* from the environment */
-	char config[FM_PATH_MAX]; /* FASTMEM_CONFIG */
-	int config_set;
-	char system[FM_PATH_MAX]; /* FASTMEM_SYSTEM_CONFIG */
-	int system_set;
+	int quote; /* may warnings show the file's bytes? */
+	/* from the environment; FASTMEM_CONFIG and FASTMEM_SYSTEM_CONFIG go
+	 * straight to st->config_path and st->system_path */
+	int config_set, system_set;
+	int config_long, system_long, home_long; /* longer than FM_PATH_MAX */
 	char home[FM_PATH_MAX];
 	char xdg[FM_PATH_MAX];
 	/* line assembly across read() chunks */
@@ -316,11 +318,13 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 	size_t pl;
 
 	if (has_prefix(e, len, "HOME=", &pl)) {
-		copy_str(sc->home, sizeof(sc->home), e + pl, len - pl);
+		sc->home_long =
+			copy_str(sc->home, sizeof(sc->home), e + pl, len - pl);
 		return;
 	}
 	if (has_prefix(e, len, "XDG_CONFIG_HOME=", &pl)) {
-		copy_str(sc->xdg, sizeof(sc->xdg), e + pl, len - pl);
+		if (copy_str(sc->xdg, sizeof(sc->xdg), e + pl, len - pl))
+			sc->xdg[0] = 0; /* relative, as if unset */
 		return;
 	}
 	if (!has_prefix(e, len, "FASTMEM_", &pl))
@@ -372,12 +376,14 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 		return;
 	}
 	if (has_prefix(e, len, "FASTMEM_CONFIG=", &pl)) {
-		copy_str(sc->config, sizeof(sc->config), e + pl, len - pl);
+		sc->config_long = copy_str(st->config_path, FM_PATH_MAX, e + pl,
+					   len - pl);
 		sc->config_set = 1;
 		return;
 	}
 	if (has_prefix(e, len, "FASTMEM_SYSTEM_CONFIG=", &pl)) {
-		copy_str(sc->system, sizeof(sc->system), e + pl, len - pl);
+		sc->system_long = copy_str(st->system_path, FM_PATH_MAX, e + pl,
+					   len - pl);
 		sc->system_set = 1;
 	}
 }
@@ -408,9 +414,13 @@ static void file_warn(struct scan *sc, const char *what, const char *text)
 		}
 		return;
 	}
-	/* a privileged process never shows what a file holds */
-	if (sc->st->secure)
-		text = "[not shown in secure-execution mode]";
+	/* a privileged process never shows what a file holds, nor does any
+	 * process show what not everyone may read (a user's config that is a
+	 * symbolic link to /etc/shadow, read by root with the user's HOME) */
+	if (!sc->quote && text[0])
+		text = sc->st->secure ? "[not shown in secure-execution mode]"
+				      : "[not shown: the file is not "
+					"world-readable]";
 	do
 		rev[r++] = (char)('0' + v % 10);
 	while ((v /= 10) && r < sizeof(rev));
@@ -536,17 +546,79 @@ static void finish(struct scan *sc, void (*fn)(struct scan *, char *, size_t))
 	}
 }
 
+/* A variable longer than the line buffer: what it was still matters. */
+static void env_too_long(struct scan *sc, const char *s, size_t len)
+{
+	size_t pl;
+
+	if (has_prefix(s, len, "HOME=", &pl)) {
+		sc->home_long = 1;
+	} else if (has_prefix(s, len, "XDG_CONFIG_HOME=", &pl)) {
+		sc->xdg[0] = 0;
+	} else if (has_prefix(s, len, "FASTMEM_CONFIG=", &pl)) {
+		sc->config_set = sc->config_long = 1;
+	} else if (has_prefix(s, len, "FASTMEM_SYSTEM_CONFIG=", &pl)) {
+		sc->system_set = sc->system_long = 1;
+	} else if (has_prefix(s, len, "FASTMEM_", &pl) && sc->warn) {
+		char name[40];
+		size_t n = 0;
+
+		while (n < len && n + 1 < sizeof(name) && s[n] != '=')
+			n++;
+		copy_str(name, sizeof(name), s, n);
+		const char *parts[] = { name, " is too long; ignored" };
+		fm_warn(parts, 2);
+	}
+}
+
 static void env_record(struct scan *sc, char *s, size_t len)
 {
-	if (!sc->truncated)
+	if (sc->truncated)
+		env_too_long(sc, s, len);
+	else
 		env_var(sc, s, len);
+}
+
+/* Root's alone: owned by root, and only root may write it. */
+static int root_only(const struct statx *sx)
+{
+	return sx->stx_uid == 0 && !(sx->stx_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * Could someone other than root have put the system file where it is?  Every
+ * directory above it must be root's, or sticky (a user may add a file to
+ * /tmp, but it is then the user's, and a link is not followed).
+ */
+static int dirs_root_only(const char *path)
+{
+	char dir[FM_PATH_MAX];
+	size_t len = 0;
+
+	for (size_t i = 0; path[i] && len + 1 < sizeof(dir); i++) {
+		struct statx sx;
+
+		dir[len++] = path[i];
+		if (path[i] != '/' || !path[i + 1])
+			continue;
+		dir[len] = 0;
+		sx.stx_mask = 0;
+		if (fm_statx_path(dir, &sx) < 0 ||
+		    (sx.stx_mask & FM_STATX_NEEDED) != FM_STATX_NEEDED)
+			return 0;
+		if (!root_only(&sx) &&
+		    !(sx.stx_uid == 0 && (sx.stx_mode & S_ISVTX)))
+			return 0;
+	}
+	return 1;
 }
 
 /*
  * A config file: only a regular file (a device, FIFO or directory is never
  * read: /dev/zero would never end, a FIFO would block), only its first
- * FM_CONFIG_MAX bytes, and for the system file only if root owns it and
- * only root may write it.
+ * FM_CONFIG_MAX bytes, and the system file only if nobody but root can have
+ * written it: not through a symbolic link, owned by root, writable by root
+ * alone, in directories only root may change.
  */
 static enum fm_file_state read_config(struct scan *sc, const char *path,
 				      enum fm_source src)
@@ -556,25 +628,32 @@ static enum fm_file_state read_config(struct scan *sc, const char *path,
 	size_t total = 0;
 	long got;
 	enum fm_file_state state = FM_FILE_READ;
-	int fd = fm_open_nonblock(path);
+	int system = src == FM_SRC_SYSTEM;
+	int fd = fm_open_nonblock(path, system);
 
+	if (fd == -ELOOP && system)
+		return FM_FILE_BAD_OWNER; /* a link: whose, does not matter */
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ENOTDIR ? FM_FILE_MISSING
 						       : FM_FILE_UNREADABLE;
-	sx.stx_mode = 0;
-	if (fm_fstatx(fd, &sx) < 0)
+	sx.stx_mask = 0;
+	if (fm_fstatx(fd, &sx) < 0 ||
+	    (sx.stx_mask & FM_STATX_NEEDED) != FM_STATX_NEEDED)
 		state = FM_FILE_UNEXAMINED;
 	else if (!S_ISREG(sx.stx_mode))
 		state = FM_FILE_NOT_REGULAR;
-	else if (src == FM_SRC_SYSTEM && sx.stx_uid != 0)
+	else if (system && sx.stx_uid != 0)
 		state = FM_FILE_BAD_OWNER;
-	else if (src == FM_SRC_SYSTEM && (sx.stx_mode & (S_IWGRP | S_IWOTH)))
+	else if (system && !root_only(&sx))
 		state = FM_FILE_BAD_MODE;
+	else if (system && !dirs_root_only(path))
+		state = FM_FILE_BAD_DIR;
 	if (state != FM_FILE_READ) {
 		fm_close(fd);
 		return state;
 	}
 	begin(sc, path, src);
+	sc->quote = !sc->st->secure && (sx.stx_mode & S_IROTH);
 	if (sx.stx_size > FM_CONFIG_MAX) {
 		state = FM_FILE_TRUNCATED;
 		if (sc->warn) {
@@ -594,8 +673,9 @@ static enum fm_file_state read_config(struct scan *sc, const char *path,
 		feed(sc, buf, (size_t)got, '\n', config_line);
 		total += (size_t)got;
 	}
-	/* a line cut at the limit is not a line */
-	if (total < FM_CONFIG_MAX)
+	/* a line cut at the limit is not a line; one that ends the file
+	 * exactly there is */
+	if (total < FM_CONFIG_MAX || fm_read(fd, buf, 1) == 0)
 		finish(sc, config_line);
 	fm_close(fd);
 	return state;
@@ -617,9 +697,11 @@ static const char *state_text(enum fm_file_state state)
 	case FM_FILE_NOT_REGULAR:
 		return "ignored: not a regular file";
 	case FM_FILE_BAD_OWNER:
-		return "ignored: not owned by root";
+		return "ignored: not owned by root, or a symbolic link";
 	case FM_FILE_BAD_MODE:
 		return "ignored: writable by group or others";
+	case FM_FILE_BAD_DIR:
+		return "ignored: a directory above it is not root's alone";
 	case FM_FILE_SECURE:
 		return "ignored: secure-execution mode";
 	default:
@@ -656,10 +738,13 @@ static void state_warn(struct scan *sc, const char *label, const char *path,
 		why = "\" is not a regular file";
 		break;
 	case FM_FILE_BAD_OWNER:
-		why = "\" is not owned by root";
+		why = "\" is not owned by root (or is a symbolic link)";
 		break;
 	case FM_FILE_BAD_MODE:
 		why = "\" is writable by group or others";
+		break;
+	case FM_FILE_BAD_DIR:
+		why = "\" is in a directory that others than root may change";
 		break;
 	default:
 		return;
@@ -671,7 +756,8 @@ static void state_warn(struct scan *sc, const char *label, const char *path,
 	fm_warn(parts, 4);
 }
 
-static void append(char *dst, size_t size, const char *a, const char *b)
+/* dst = a b; returns nonzero (and dst = "") if that does not fit */
+static int append(char *dst, size_t size, const char *a, const char *b)
 {
 	size_t n = 0;
 
@@ -680,6 +766,19 @@ static void append(char *dst, size_t size, const char *a, const char *b)
 	for (; *b && n + 1 < size; b++)
 		dst[n++] = *b;
 	dst[n] = 0;
+	if (!*a && !*b)
+		return 0;
+	dst[0] = 0;
+	return 1;
+}
+
+static void too_long(struct scan *sc, const char *var, const char *what)
+{
+	if (sc->warn) {
+		const char *parts[] = { var, " is longer than 255 bytes; ",
+					what };
+		fm_warn(parts, 3);
+	}
 }
 
 /* A plain loop (the library is built with -fno-tree-loop-distribute-patterns,
@@ -734,7 +833,6 @@ static int secure_mode(void)
 static void load(struct fm_settings *st, int warn)
 {
 	struct scan sc;
-	const char *system = FM_SYSTEM_CONFIG;
 	enum fm_file_state state;
 
 	zero(st, sizeof(*st));
@@ -757,12 +855,17 @@ static void load(struct fm_settings *st, int warn)
 			finish(&sc, env_record);
 			fm_close(fd);
 		}
-		if (sc.system_set)
-			system = sc.system;
 	}
 
 	/* the system file first: what the per-user file sets outranks it */
-	copy_str(st->system_path, FM_PATH_MAX, system, str_len(system));
+	if (sc.system_long) {
+		too_long(&sc, "FASTMEM_SYSTEM_CONFIG",
+			 "using no system config");
+		st->system_path[0] = 0;
+	} else if (!sc.system_set) {
+		copy_str(st->system_path, FM_PATH_MAX, FM_SYSTEM_CONFIG,
+			 str_len(FM_SYSTEM_CONFIG));
+	}
 	if (st->system_path[0]) {
 		state = read_config(&sc, st->system_path, FM_SRC_SYSTEM);
 		st->system_state = (uint8_t)state;
@@ -776,14 +879,15 @@ static void load(struct fm_settings *st, int warn)
 		return;
 	}
 	if (sc.config_set) {
-		if (!sc.config[0])
-			return; /* FASTMEM_CONFIG= : no per-user file at all */
-		copy_str(st->config_path, FM_PATH_MAX, sc.config,
-			 str_len(sc.config));
+		if (sc.config_long) {
+			too_long(&sc, "FASTMEM_CONFIG", "using no config file");
+			st->config_path[0] = 0;
+		}
+		/* FASTMEM_CONFIG= : no per-user file at all */
 	} else if (sc.xdg[0] == '/') {
 		append(st->config_path, FM_PATH_MAX, sc.xdg,
 		       "/fastmem/fastmem.conf");
-	} else if (sc.home[0]) {
+	} else if (sc.home[0] && !sc.home_long) {
 		append(st->config_path, FM_PATH_MAX, sc.home,
 		       "/.config/fastmem/fastmem.conf");
 	}
@@ -813,6 +917,7 @@ void fm_settings_parse(struct fm_settings *st, const char *env, size_t envlen,
 	}
 	append(st->config_path, FM_PATH_MAX, "(memory)", "");
 	begin(&sc, st->config_path, secure ? FM_SRC_SYSTEM : FM_SRC_CONFIG);
+	sc.quote = !secure;
 	feed(&sc, config, configlen < FM_CONFIG_MAX ? configlen : FM_CONFIG_MAX,
 	     '\n', config_line);
 	finish(&sc, config_line);
@@ -845,23 +950,40 @@ const struct fm_settings *fm_settings_get(struct fm_settings *scratch)
 	return scratch;
 }
 
-/* Call time only (fastmem-info): the shared copy is ready by then. */
+/*
+ * Call time only (fastmem-info).  If the shared copy is being read right now
+ * (by another thread, or by the code this signal handler interrupted), a
+ * private copy is read instead; only one caller at a time may use it.
+ */
 void fm_settings_info(struct fm_settings_info *info)
 {
+	static struct fm_settings own;
+	static int own_busy;
 	struct fm_settings scratch;
 	const struct fm_settings *st;
+	int idle = 0;
 
 	if (!info)
 		return;
 	st = fm_settings_get(&scratch);
-	if (st == &scratch) /* being read this very moment: wait for it */
-		while (__atomic_load_n(&shared_state, __ATOMIC_ACQUIRE) != 2)
-			;
-	info->secure = shared.secure;
-	info->system.path = shared.system_path;
-	info->system.state = state_text(shared.system_state);
-	info->user.path = shared.config_path;
-	info->user.state = shared.config_path[0] || shared.user_state
-				   ? state_text(shared.user_state)
+	if (st == &scratch) {
+		if (!__atomic_compare_exchange_n(&own_busy, &idle, 1, 0,
+						 __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED)) {
+			info->secure = 0;
+			info->system.path = info->user.path = "";
+			info->system.state = info->user.state =
+				"being read by another thread";
+			return;
+		}
+		load(&own, 0); /* stays in use: own_busy is never released */
+		st = &own;
+	}
+	info->secure = st->secure;
+	info->system.path = st->system_path;
+	info->system.state = state_text(st->system_state);
+	info->user.path = st->config_path;
+	info->user.state = st->config_path[0] || st->user_state
+				   ? state_text(st->user_state)
 				   : "none";
 }

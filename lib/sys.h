@@ -153,12 +153,17 @@ static inline int fm_open(const char *path)
 }
 
 /* For files the caller may have named: never block (a FIFO, a terminal),
- * never become the controlling terminal. */
-static inline int fm_open_nonblock(const char *path)
+ * never become the controlling terminal; optionally never follow a
+ * symbolic link in the last component. */
+static inline int fm_open_nonblock(const char *path, int nofollow)
 {
 	return (int)fm_syscall3(SYS_openat, AT_FDCWD, (long)path,
-				O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+				O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+					(nofollow ? O_NOFOLLOW : 0));
 }
+
+/* What statx must report for its answer to be used. */
+#define FM_STATX_NEEDED (STATX_TYPE | STATX_MODE | STATX_UID)
 
 /* Type, mode, owner and size of an open file (0, or -errno). */
 static inline long fm_fstatx(int fd, struct statx *st)
@@ -166,6 +171,13 @@ static inline long fm_fstatx(int fd, struct statx *st)
 	return fm_syscall5(SYS_statx, fd, (long)"", AT_EMPTY_PATH,
 			   STATX_TYPE | STATX_MODE | STATX_UID | STATX_SIZE,
 			   (long)st);
+}
+
+/* The same for a path, following links. */
+static inline long fm_statx_path(const char *path, struct statx *st)
+{
+	return fm_syscall5(SYS_statx, AT_FDCWD, (long)path, 0,
+			   STATX_TYPE | STATX_MODE | STATX_UID, (long)st);
 }
 
 /* Real and effective ids, for secure-execution mode. */

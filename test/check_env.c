@@ -468,7 +468,7 @@ START_TEST(config_hostile_contents)
 	/* NUL bytes, a very long line and a terminal escape; the good line
 	 * after them still applies, and no raw control byte is printed */
 	static const char nasty[] = "memcpy\0= generic\n"
-				    "\033[31mred = 1\n";
+				    "\033[31mred\\\x80 = 1\n";
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(nasty) - 1; i++)
 		data[n++] = nasty[i];
@@ -481,7 +481,7 @@ START_TEST(config_hostile_contents)
 	ck_assert_int_eq(count_lines(r.err), 3);
 	ck_assert_ptr_nonnull(strstr(r.err, ":1: line holds a NUL byte"));
 	ck_assert_ptr_nonnull(strstr(r.err, ":2: unknown key"));
-	ck_assert_ptr_nonnull(strstr(r.err, "\\x1b[31mred"));
+	ck_assert_ptr_nonnull(strstr(r.err, "\\x1b[31mred\\x5c\\x80"));
 	ck_assert_ptr_nonnull(strstr(r.err, ":3: line too long"));
 	ck_assert_ptr_null(strchr(r.err, '\033'));
 	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
@@ -508,8 +508,7 @@ START_TEST(system_config)
 		/* a file of ours is not root's */
 		run(&r, kv, NULL);
 		ck_assert_int_eq(count_lines(r.err), 1);
-		ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root; "
-						    "ignored"));
+		ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root"));
 		assert_automatic(&r);
 		return;
 	}
@@ -544,7 +543,97 @@ START_TEST(system_config)
 	ck_assert(chown(path, 65534, 65534) == 0);
 	run(&r, kv, NULL);
 	ck_assert_int_eq(count_lines(r.err), 1);
-	ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root; ignored"));
+	ck_assert_ptr_nonnull(strstr(r.err, "is not owned by root"));
+	assert_automatic(&r);
+	ck_assert(chown(path, 0, 0) == 0);
+
+	/* a symbolic link is not followed, even to a file root owns */
+	char link[PATH_MAX + 32], lkv[PATH_MAX + 64];
+	snprintf(link, sizeof(link), "%s/system-link.conf", tmpdir);
+	ck_assert(symlink(path, link) == 0);
+	snprintf(lkv, sizeof(lkv), "FASTMEM_SYSTEM_CONFIG=%s", link);
+	run(&r, lkv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "or is a symbolic link"));
+	assert_automatic(&r);
+
+	/* nor is a file in a directory that others may change */
+	char dir[PATH_MAX + 32], inner[PATH_MAX + 64], ikv[PATH_MAX + 96];
+	snprintf(dir, sizeof(dir), "%s/open-dir", tmpdir);
+	ck_assert(mkdir(dir, 0700) == 0 && chmod(dir, 0777) == 0);
+	snprintf(inner, sizeof(inner), "%s/fastmem.conf", dir);
+	write_file(inner, "memset = generic\n");
+	chmod(inner, 0644);
+	snprintf(ikv, sizeof(ikv), "FASTMEM_SYSTEM_CONFIG=%s", inner);
+	run(&r, ikv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "in a directory that others"));
+	assert_automatic(&r);
+	chmod(dir, 0755);
+	run(&r, ikv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+}
+END_TEST
+
+/* The 64 KiB limit: a file of exactly 64 KiB is read whole, its last line
+ * included; one byte more and that line is cut, so it does not count. */
+START_TEST(config_size_limit)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+	static char data[64 * 1024 + 1];
+	const char *last = "memset = generic";
+	size_t n = 64 * 1024, ll = strlen(last);
+
+	snprintf(path, sizeof(path), "%s/exact.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	memset(data, '#', sizeof(data));
+	for (size_t i = 80; i < n; i += 80)
+		data[i] = '\n';
+	data[n - ll - 1] = '\n';
+	memcpy(data + n - ll, last, ll);
+	write_bytes(path, data, n);
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+
+	data[n - ll - 1] = '#'; /* the line now starts one byte earlier... */
+	data[n - ll - 2] = '\n';
+	memcpy(data + n - ll - 1, last, ll);
+	data[n - 1] = 'c'; /* ...and runs one byte past the limit */
+	data[n] = '\n';
+	write_bytes(path, data, n + 1);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "larger than 64 KiB"));
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 1), "auto");
+}
+END_TEST
+
+/* A file not everyone may read is never quoted (root reading a user's
+ * config that links to /etc/shadow); a path too long to hold is refused. */
+START_TEST(config_private_and_long)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64], lkv[600];
+
+	snprintf(path, sizeof(path), "%s/private.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "secret-token-4711\n");
+	chmod(path, 0600);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "not world-readable"));
+	ck_assert_ptr_null(strstr(r.err, "4711"));
+	chmod(path, 0644);
+	run(&r, kv, NULL);
+	ck_assert_ptr_nonnull(strstr(r.err, "secret-token-4711"));
+
+	snprintf(lkv, sizeof(lkv), "FASTMEM_CONFIG=/%0300d", 0);
+	run(&r, lkv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "FASTMEM_CONFIG is longer than"));
 	assert_automatic(&r);
 }
 END_TEST
@@ -581,6 +670,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, config_not_regular);
 	tcase_add_test(tc, config_hostile_contents);
 	tcase_add_test(tc, system_config);
+	tcase_add_test(tc, config_size_limit);
+	tcase_add_test(tc, config_private_and_long);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	char cmd[PATH_MAX + 16];

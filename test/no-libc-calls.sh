@@ -3,7 +3,9 @@
 # are libfastmem itself (infinite recursion), and inside a resolver they may
 # not be relocated yet.  GCC emits such calls for struct copies and for loops
 # it recognises, so look at the object code: no undefined reference to them
-# in any object of the library, and no call through the PLT to them.
+# in any object of the library, and no call through the PLT to them.  Nor
+# to __stack_chk_fail: a stack protector reads TLS, which a static program's
+# resolvers run before.
 set -u
 : "${top_builddir:?}" "${OBJDUMP:=objdump}"
 libs=""
@@ -15,7 +17,7 @@ if [ -z "$libs" ]; then
 	echo "no library built under $top_builddir/.libs" >&2
 	exit 99
 fi
-funcs='memcpy|memmove|memset|__memcpy_chk|__memmove_chk|__memset_chk|mempcpy|bzero'
+funcs='memcpy|memmove|memset|__memcpy_chk|__memmove_chk|__memset_chk|mempcpy|bzero|__stack_chk_fail'
 status=0
 for f in $libs; do
 	undef=$("$OBJDUMP" -t "$f" 2>/dev/null | grep -E '\*UND\*' |

@@ -1,10 +1,14 @@
 #!/bin/bash
 # A privileged program linked with libfastmem ignores its caller: run as an
-# unprivileged user, a setuid-root (then setgid, then file-capability) copy
-# of fastmem-info must not read FASTMEM_* variables or the file named by
-# FASTMEM_CONFIG, must show none of that file's bytes, and must still apply
-# the system config.  A system config that root does not own, or that others
-# may write, is ignored with a warning.
+# unprivileged user, a setuid-root, a setgid-root and two file-capability
+# copies of fastmem-info must not read FASTMEM_* variables, the file named by
+# FASTMEM_CONFIG or the caller's XDG config, must show none of those files'
+# bytes, and must still apply the system config.  (The setuid copy is caught
+# by its differing ids, the setgid one by its unreadable /proc/self/auxv; the
+# cap_dac_read_search copy can read its auxv, its environment and the
+# secret, so only the AT_SECURE entry stands between it and them.)  A system
+# config that root does not own, that others may write, or that is a
+# symbolic link (to /proc/self/environ, say) is ignored with a warning.
 #
 # Usage: test/secure.sh FASTMEM-INFO
 #   FASTMEM-INFO: a fastmem-info linked statically with libfastmem (a
@@ -69,19 +73,26 @@ chmod 644 "$sys"
 # quote, and settings that must not take effect.
 secret=$dir/secret
 printf 'TOP-SECRET-TOKEN-4711\nmemmove = generic\nmemcpy = erms\n' >"$secret"
-chmod 600 "$secret"
+chmod 640 "$secret" # the setgid-root copy could read it
+# the caller's XDG default, world-readable: it must not apply either
+mkdir -p "$dir/xdg/fastmem"
+printf 'XDG-TOKEN-0815\nmemmove = generic\n' >"$dir/xdg/fastmem/fastmem.conf"
+chmod -R a+rX "$dir/xdg"
 
 install -o root -g root -m 4755 "$info" "$dir/info-setuid"
 install -o root -g root -m 2755 "$info" "$dir/info-setgid"
 install -o root -g root -m 0755 "$info" "$dir/info-caps"
+install -o root -g root -m 0755 "$info" "$dir/info-dac"
 have_caps=no
-if command -v setcap >/dev/null && setcap cap_net_raw+ep "$dir/info-caps"; then
+if command -v setcap >/dev/null && setcap cap_net_raw+ep "$dir/info-caps" &&
+	setcap cap_dac_read_search+ep "$dir/info-dac"; then
 	have_caps=yes
 fi
 
 caller_env=(FASTMEM_CONFIG="$secret" FASTMEM_MEMCPY=sse2 FASTMEM_MEMSET=generic
 	FASTMEM_NT_THRESHOLD=1K FASTMEM_DISABLE=avx2,erms FASTMEM_SYSTEM_CONFIG=/dev/null
 	HOME=/root XDG_CONFIG_HOME=/root)
+xdg_env=(FASTMEM_MEMSET=generic XDG_CONFIG_HOME="$dir/xdg")
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i "$@"
 }
@@ -90,9 +101,16 @@ as_nobody() {
 # (proves this script would see a leak and a setting taking effect)
 env -i "${caller_env[@]}" FASTMEM_SYSTEM_CONFIG="$sys" "$dir/info-setuid" \
 	--json >"$dir/root.json" 2>"$dir/root.err"
-if grep -q TOP-SECRET-TOKEN-4711 "$dir/root.err"; then ok; else
+[ "$(field "$dir/root.json" 'j["operations"]["memmove"]["reason"]')" = \
+	"config ($secret)" ] && ok ||
 	bad "control: the caller's config was not read when not privileged"
-fi
+env -i "${xdg_env[@]}" "$dir/info-setuid" --json >"$dir/root-xdg.json" \
+	2>"$dir/root-xdg.err"
+grep -q XDG-TOKEN-0815 "$dir/root-xdg.err" && ok ||
+	bad "control: the XDG config's bad line was not quoted when not privileged"
+[ "$(field "$dir/root-xdg.json" 'j["operations"]["memset"]["reason"]')" = \
+	"environment (FASTMEM_MEMSET)" ] && ok ||
+	bad "control: FASTMEM_MEMSET did not apply when not privileged"
 [ "$(field "$dir/root.json" 'j["settings"]["secure"]')" = False ] && ok ||
 	bad "control: secure mode without privilege"
 [ "$(field "$dir/root.json" 'j["operations"]["memcpy"]["selected"]')" = sse2 ] &&
@@ -106,8 +124,11 @@ run_privileged() { # NAME PROGRAM
 		return
 	fi
 	as_nobody "${caller_env[@]}" "$prog" >"$dir/$name.txt" 2>&1
+	as_nobody "${xdg_env[@]}" "$prog" --json >"$dir/$name-xdg.json" \
+		2>"$dir/$name-xdg.err"
 	if grep -q -e TOP-SECRET -e 'memcpy = erms' -e SYSTEM-LINE-NOT-SHOWN \
-		"$out" "$err" "$dir/$name.txt"; then
+		-e XDG-TOKEN "$out" "$err" "$dir/$name.txt" "$dir/$name-xdg.json" \
+		"$dir/$name-xdg.err"; then
 		bad "$name: bytes of a file reached the output: $(cat "$err")"
 	else
 		ok
@@ -136,11 +157,14 @@ run_privileged() { # NAME PROGRAM
 	[ "$nt" = $((3 << 20)) ] && ok ||
 		bad "$name: nt_threshold $nt, want the system config's 3M"
 	[ "$feats" = "$usable" ] && ok || bad "$name: FASTMEM_DISABLE applied"
+	[ "$(field "$dir/$name-xdg.json" 'j["operations"]["memmove"]["reason"]')" = \
+		auto ] && ok || bad "$name: the caller's XDG config applied"
 }
 run_privileged setuid "$dir/info-setuid"
 run_privileged setgid "$dir/info-setgid"
 if [ $have_caps = yes ]; then
 	run_privileged caps "$dir/info-caps"
+	run_privileged dac "$dir/info-dac"
 else
 	echo "note: setcap unavailable; the file-capability case was not run"
 fi
@@ -155,7 +179,7 @@ unsafe() { # NAME WANT-IN-WARNING
 		ok || bad "$name: the unsafe system config was applied"
 }
 chown 65534 "$sys"
-unsafe owner "is not owned by root"
+unsafe owner "is not owned by root (or is a symbolic link)"
 chown root "$sys"
 chmod 664 "$sys"
 unsafe group-writable "is writable by group or others"
@@ -165,6 +189,10 @@ chmod 644 "$sys"
 rm "$sys"
 mkfifo "$sys"
 unsafe fifo "is not a regular file"
+rm "$sys"
+# a link to a root-owned file whose lines the caller controls
+ln -s /proc/self/environ "$sys"
+unsafe symlink "is not owned by root (or is a symbolic link)"
 rm "$sys"
 
 echo "secure.sh: $((checks - fail)) passed, $fail failed"

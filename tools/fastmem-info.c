@@ -170,11 +170,31 @@ static const char *missing(const char *isa, char *buf, size_t len)
 	return buf;
 }
 
+/* A path as text: "(none)" if empty, bytes that are not printable ASCII
+ * (a terminal escape in FASTMEM_CONFIG, say) as \xNN. */
+static const char *printable(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!*s)
+		return "(none)";
+	for (; *s && n + 5 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
 	struct fm_settings_info si;
-	char a[32], b[32], c[32], sa[16], sb[16];
+	char a[32], b[32], c[32], sa[16], sb[16], pa[1100], pb[1100];
 
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
@@ -211,9 +231,9 @@ static void print_text(const struct identity *id)
 			   "setgid or file capabilities)"
 			 : "environment (FASTMEM_*) and config files");
 	printf("            system config %s: %s\n",
-	       si.system.path[0] ? si.system.path : "(none)", si.system.state);
+	       printable(si.system.path, pa, sizeof(pa)), si.system.state);
 	printf("            user config   %s: %s\n\n",
-	       si.user.path[0] ? si.user.path : "(none)", si.user.state);
+	       printable(si.user.path, pb, sizeof(pb)), si.user.state);
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;

@@ -21,7 +21,7 @@ cd "$out"
 rc=0
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	./fuzz_settings -max_total_time="$time" -close_fd_mask=2 \
-	-print_final_stats=1 -max_len=8192 -timeout=10 \
+	-print_final_stats=1 -max_len=70000 -timeout=10 \
 	corpus "$src/test/fuzz/corpus" >fuzz.log 2>&1 || rc=$?
 grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss)|ERROR|SUMMARY|Test unit' fuzz.log || true
 [ $rc -eq 0 ] || tail -40 fuzz.log
