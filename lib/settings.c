@@ -725,9 +725,12 @@ static void state_warn(struct scan *sc, const char *label, const char *path,
 		why = "\" cannot be read (no such file)";
 		break;
 	case FM_FILE_UNREADABLE:
-		/* a system file a user may not read: every process of that
-		 * user would say so; fastmem-info shows it */
-		if (!named && sc->src == FM_SRC_SYSTEM)
+		/* a default file this user may not read (a system file kept
+		 * private, or HOME=/root inherited by a process that dropped
+		 * privileges): every process would say so, under
+		 * /etc/ld.so.preload every process on the machine;
+		 * fastmem-info shows it */
+		if (!named)
 			return;
 		why = "\" cannot be read";
 		break;
