@@ -54,6 +54,16 @@ FM_HIDDEN size_t fm_format_features(uint32_t mask, char *buf, size_t size);
 FM_HIDDEN uint32_t fm_arch_features(void);
 /* Cache topology.  RESOLVER-SAFE. */
 FM_HIDDEN void fm_arch_cache_info(struct fm_cache_info *info);
+/* Architectures with a table of CPU classes (arch/x86/classes.c): the
+ * class's threshold for op (RESOLVER-SAFE) and its name (call time). */
+#if defined(__x86_64__) || defined(__i386__)
+#define FM_ARCH_CLASSES 1
+FM_HIDDEN size_t fm_arch_nt_default(enum fm_op op,
+				    const struct fm_cache_info *ci);
+FM_HIDDEN const char *fm_arch_class_name(void);
+#else
+#define FM_ARCH_CLASSES 0
+#endif
 /* One line about the probe results the arch wants to show ("" if none). */
 FM_HIDDEN const char *fm_arch_notes(void);
 
@@ -107,7 +117,15 @@ struct fm_settings {
 	char system_path[FM_PATH_MAX];	  /* the system config considered */
 	uint8_t user_state, system_state; /* enum fm_file_state */
 	uint8_t secure;			  /* AT_SECURE: caller ignored */
+	uint8_t probe, probe_src; /* FASTMEM_PROBE / probe: FM_PROBE_* */
+	/* FASTMEM_STREAM_COLD / stream_cold[.op]: from this size data the
+	 * probe finds cold streams (the CPU class's crossover otherwise) */
+	size_t cold[FM_OP_COUNT];
+	uint8_t cold_src[FM_OP_COUNT];
 };
+
+/* The residency probe: on unless the environment or a config says off. */
+enum { FM_PROBE_AUTO, FM_PROBE_ON, FM_PROBE_OFF };
 
 /* The settings, read once.  If another thread or an interrupted caller is
  * reading them right now, they are read privately into *scratch instead. */

@@ -302,14 +302,31 @@ static int outranks(enum fm_source src, uint8_t current)
 	return current >= sizeof(rank) || rank[src] >= rank[current];
 }
 
-static void set_all_nt(struct fm_settings *st, size_t v, enum fm_source src)
+/* Set every op's value in v[]/vsrc[] (thresholds, cold crossovers). */
+static void set_all(size_t *v, uint8_t *vsrc, size_t val, enum fm_source src)
 {
 	for (int op = 0; op < FM_OP_COUNT; op++) {
-		if (!outranks(src, st->nt_src[op]))
+		if (!outranks(src, vsrc[op]))
 			continue;
-		st->nt[op] = v;
-		st->nt_src[op] = (uint8_t)src;
+		v[op] = val;
+		vsrc[op] = (uint8_t)src;
 	}
+}
+
+/* "on" or "off" (surrounding blanks allowed): FM_PROBE_ON/OFF, else -1 */
+static int parse_on_off(const char *s, size_t len)
+{
+	size_t l;
+
+	while (len && is_space(s[len - 1]))
+		len--;
+	while (len && is_space(*s))
+		s++, len--;
+	if (has_prefix(s, len, "on", &l) && l == len)
+		return FM_PROBE_ON;
+	if (has_prefix(s, len, "off", &l) && l == len)
+		return FM_PROBE_OFF;
+	return -1;
 }
 
 static void env_var(struct scan *sc, const char *e, size_t len)
@@ -359,7 +376,7 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 	if (has_prefix(e, len, "FASTMEM_NT_THRESHOLD=", &pl)) {
 		size_t v;
 		if (fm_parse_size(e + pl, len - pl, &v) == 0) {
-			set_all_nt(st, v, FM_SRC_ENV);
+			set_all(st->nt, st->nt_src, v, FM_SRC_ENV);
 		} else if (sc->warn) {
 			char val[FM_NAME_MAX * 2];
 			copy_str(val, sizeof(val), e + pl, len - pl);
@@ -370,6 +387,42 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 				"optional "
 				"K, M or G suffix (e.g. 4M), or never; keeping "
 				"the automatic threshold",
+			};
+			fm_warn(parts, 3);
+		}
+		return;
+	}
+	if (has_prefix(e, len, "FASTMEM_STREAM_COLD=", &pl)) {
+		size_t v;
+		if (fm_parse_size(e + pl, len - pl, &v) == 0) {
+			set_all(st->cold, st->cold_src, v, FM_SRC_ENV);
+		} else if (sc->warn) {
+			char val[FM_NAME_MAX * 2];
+			copy_str(val, sizeof(val), e + pl, len - pl);
+			const char *parts[] = {
+				"FASTMEM_STREAM_COLD=\"", val,
+				"\" is not a size; valid: bytes with an "
+				"optional K, M or G suffix (e.g. 2M), or "
+				"never; "
+				"keeping this CPU's crossover"
+			};
+			fm_warn(parts, 3);
+		}
+		return;
+	}
+	if (has_prefix(e, len, "FASTMEM_PROBE=", &pl)) {
+		int v = parse_on_off(e + pl, len - pl);
+
+		if (v >= 0) {
+			st->probe = (uint8_t)v;
+			st->probe_src = FM_SRC_ENV;
+		} else if (sc->warn) {
+			char val[FM_NAME_MAX];
+			copy_str(val, sizeof(val), e + pl, len - pl);
+			const char *parts[] = {
+				"FASTMEM_PROBE=\"", val,
+				"\" is not on or off; keeping the probe as it "
+				"is (on where this CPU's streaming wins cold)"
 			};
 			fm_warn(parts, 3);
 		}
@@ -470,18 +523,34 @@ static void config_line(struct scan *sc, char *s, size_t len)
 			return;
 		}
 	}
-	if (has_prefix(s + k, ke - k, "nt_threshold", &pl)) {
+	if (has_prefix(s + k, ke - k, "probe", &pl) && pl == ke - k) {
+		int val = parse_on_off(s + v, len - v);
+
+		if (val < 0)
+			file_warn(sc, "not on or off: ", s + v);
+		else if (outranks(sc->src, st->probe_src)) {
+			st->probe = (uint8_t)val;
+			st->probe_src = (uint8_t)sc->src;
+		}
+		return;
+	}
+	for (int cold = 0; cold < 2; cold++) {
+		const char *key = cold ? "stream_cold" : "nt_threshold";
+		size_t *vals = cold ? st->cold : st->nt;
+		uint8_t *srcs = cold ? st->cold_src : st->nt_src;
 		size_t val;
 		int which = -1;
 
+		if (!has_prefix(s + k, ke - k, key, &pl))
+			continue;
 		if (pl < ke - k) {
 			if (s[k + pl] != '.')
 				goto unknown;
 			for (int op = 0; op < FM_OP_COUNT; op++) {
 				size_t ol;
-				const char *key = fm_op_key((enum fm_op)op);
+				const char *ok = fm_op_key((enum fm_op)op);
 				if (has_prefix(s + k + pl + 1, ke - k - pl - 1,
-					       key, &ol) &&
+					       ok, &ol) &&
 				    ol == ke - k - pl - 1)
 					which = op;
 			}
@@ -494,10 +563,10 @@ static void config_line(struct scan *sc, char *s, size_t len)
 			return;
 		}
 		if (which < 0) {
-			set_all_nt(st, val, sc->src);
-		} else if (outranks(sc->src, st->nt_src[which])) {
-			st->nt[which] = val;
-			st->nt_src[which] = (uint8_t)sc->src;
+			set_all(vals, srcs, val, sc->src);
+		} else if (outranks(sc->src, srcs[which])) {
+			vals[which] = val;
+			srcs[which] = (uint8_t)sc->src;
 		}
 		return;
 	}
@@ -505,7 +574,8 @@ unknown:
 	file_warn(sc,
 		  "unknown key (valid: memcpy, memmove, memset, "
 		  "copy_page, clear_page, nt_threshold, "
-		  "nt_threshold.<op>): ",
+		  "nt_threshold.<op>, stream_cold, stream_cold.<op>, "
+		  "probe): ",
 		  s + k);
 }
 

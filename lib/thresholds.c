@@ -40,6 +40,10 @@ static size_t detected(enum fm_op op, const struct fm_cache_info *ci)
 
 	if (!l2)
 		return 0;
+#if FM_ARCH_CLASSES
+	/* the CPU class's "streams even when cached" crossover */
+	return fm_arch_nt_default(op, ci);
+#endif
 	switch (op) {
 	case FM_OP_MEMSET:
 	case FM_OP_CLEAR_PAGE:
@@ -133,10 +137,17 @@ const char *fm_nt_threshold_source(enum fm_op op)
 		put(buf, sizeof(source_text[op]), &len, ")");
 		break;
 	case FM_SRC_DETECTED:
+#if FM_ARCH_CLASSES
+		put(buf, sizeof(source_text[op]), &len, "detected (class ");
+		put(buf, sizeof(source_text[op]), &len, fm_arch_class_name());
+		put(buf, sizeof(source_text[op]), &len,
+		    ": streams from here even when cached)");
+#else
 		put(buf, sizeof(source_text[op]), &len,
 		    op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
 			    ? "detected (4 x L2 per thread)"
 			    : "detected (32 x L2 per thread)");
+#endif
 		break;
 	default:
 		put(buf, sizeof(source_text[op]), &len,

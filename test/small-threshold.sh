@@ -1,9 +1,21 @@
 #!/bin/sh
 # The policies' streaming paths, at sizes the default thresholds (tens of
-# MiB) never reach in the main run: the guard-page suite again with a small,
-# odd threshold, so every size above ~20 KB streams.
+# MiB) never reach in the main run: the guard-page suite again
+#  1. with a small, odd threshold, so every size above ~20 KB streams;
+#  2. with the residency probe on and a small cold crossover, so that every
+#     size above ~20 KB is probed (reading only inside the buffers, as the
+#     guard pages check) and streams or not as the probe finds;
+#  3. with the probe off and the same crossover (size alone decides).
 : "${top_builddir:?}"
-FASTMEM_NT_THRESHOLD=20001 FASTMEM_TEST_QUICK=1
-export FASTMEM_NT_THRESHOLD FASTMEM_TEST_QUICK
+FASTMEM_TEST_QUICK=1
+export FASTMEM_TEST_QUICK
+unset FASTMEM_NT_THRESHOLD FASTMEM_STREAM_COLD FASTMEM_PROBE
 # shellcheck disable=SC2086 # TEST_RUNNER is a command prefix
-exec ${TEST_RUNNER:-} "$top_builddir/test/check_variants"
+FASTMEM_NT_THRESHOLD=20001 ${TEST_RUNNER:-} "$top_builddir/test/check_variants" ||
+	exit 1
+# shellcheck disable=SC2086
+FASTMEM_STREAM_COLD=20001 FASTMEM_PROBE=on \
+	${TEST_RUNNER:-} "$top_builddir/test/check_variants" || exit 1
+# shellcheck disable=SC2086
+exec env FASTMEM_STREAM_COLD=20001 FASTMEM_PROBE=off \
+	${TEST_RUNNER:-} "$top_builddir/test/check_variants"

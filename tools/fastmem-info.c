@@ -220,8 +220,15 @@ static void print_text(const struct identity *id)
 	printf("            L2 shared by %s, L3 shared by %s threads\n",
 	       sharing(ci.l2_sharing, sa, sizeof(sa)),
 	       sharing(ci.l3_sharing, sb, sizeof(sb)));
-	if (fm_cpu_notes()[0])
-		printf("notes       %s\n", fm_cpu_notes());
+	/* the notes are parts separated by "; ": one line each */
+	for (const char *p = fm_cpu_notes(), *e; *p; p = *e ? e + 2 : e) {
+		e = strstr(p, "; ");
+		if (!e)
+			e = p + strlen(p);
+		printf("%s%.*s\n",
+		       p == fm_cpu_notes() ? "notes       " : "            ",
+		       (int)(e - p), p);
+	}
 	printf("preloaded   %s\n",
 	       fm_preloaded() ? "yes: this process's memcpy is libfastmem's"
 			      : "no");

@@ -266,7 +266,7 @@ static void put_num(struct text *t, uint64_t v, int hex)
 	}
 }
 
-static char notes[256];
+static char notes[320];
 
 /*
  * e.g. "dcbz clears 128 bytes = cache line: dcbz variants enabled; platform
@@ -314,5 +314,7 @@ const char *fm_arch_notes(void)
 			put_num(&t, in->hwcap2, 1);
 		}
 	}
+	/* no residency probe here: streaming is decided by size alone */
+	put(&t, "; probe: none on this architecture (sizes decide)");
 	return notes;
 }

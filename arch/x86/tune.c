@@ -1,47 +1,105 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Crossovers of the automatic x86 policies, computed on first use from the
- * usable features (so FASTMEM_DISABLE=erms,clzero is honoured) and the cache
- * sizes, then cached.  Call time only, never from a resolver.  Lock-free: every
- * thread computes the same values, so a race only repeats the work.
- *
- * Measured on an AMD Zen 5 (48 KiB L1d, 1 MiB L2), hot buffers:
- *  - copies: the zmm loop runs 1.5-1.8x faster than rep movsb while source
- *    and destination together fit in L1d (n <= L1d / 2: 24 KiB ran at 1.55x,
- *    28 KiB at 0.57x), and rep movsb 1.4-2x faster than the loop above that,
- *    out to 32 MiB (it fills whole destination lines without reading them);
- *  - sets: the zmm loop runs 1.3-1.5x faster than rep stosb up to 3/4 of L2
- *    (768 KiB), rep stosb 1.1-1.3x faster from L2 on;
- *  - zero fills past the caches: clzero 2-2.5x glibc's memset, streaming
- *    stores 1.5-1.8x.
+ * The crossovers of the automatic x86 policies in force, computed on first
+ * use from the CPU's class (classes.c), the usable features (so
+ * FASTMEM_DISABLE=erms,clzero is honoured), the cache sizes, the settings
+ * and the residency probe's calibration, then cached.  Call time only, never
+ * from a resolver.  Lock-free: every thread computes the same values, so a
+ * race only repeats the work.
  */
 #include "x86.h"
 
 struct fm_x86_tune fm_x86_tune_cache;
+static struct fm_x86_probe_cal probe_cal;
+static int probe_wanted; /* the class has a cold crossover and it is on */
 
-static size_t or_default(size_t v, size_t def)
+/* Today's size policy, for when the probe is off or unusable: copies from
+ * 32 x L2 per thread, sets from 4 x L2 (thresholds.c's formula). */
+static size_t by_size(int op, const struct fm_cache_info *ci)
 {
-	return v ? v : def;
+	struct fm_crossover x = { FM_X_L2, op == FM_X_SET ? 4 : 32, 1 };
+
+	return fm_x86_crossover(x, ci);
+}
+
+void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
+			 const struct fm_cache_info *ci, uint32_t features,
+			 const struct fm_x86_probe_cal *cal, int probe_usable,
+			 const int explicit_thr[FM_X_OPS],
+			 const size_t *cold_override)
+{
+	int erms = (features & FM_FEAT(erms)) != 0;
+
+	t->copy_rep_min =
+		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
+	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
+	t->clzero = (features & FM_FEAT(clzero)) != 0;
+	t->probe = probe_usable;
+	t->probe_limit = probe_usable ? cal->limit : 0;
+	for (int op = 0; op < FM_X_OPS; op++) {
+		struct fm_crossover cold =
+			op == FM_X_SET ? k->set_cold : k->copy_cold;
+		size_t smin = by_size(op, ci);
+
+		/* the user's or the class's cold crossover, or the size
+		 * policy */
+		if (probe_usable && cold_override && cold_override[op])
+			t->stream_min[op] = cold_override[op];
+		else if (probe_usable && cold.base != FM_X_NEVER)
+			t->stream_min[op] = fm_x86_crossover(cold, ci);
+		else
+			t->stream_min[op] = smin;
+		t->size_min[op] = smin;
+		/* a threshold the user set is the whole policy */
+		if (explicit_thr[op])
+			t->stream_min[op] = SIZE_MAX;
+	}
 }
 
 void fm_x86_tune_init(void)
 {
+	static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
+						  FM_OP_MEMSET };
+	const struct fm_x86_class *k = fm_x86_class();
+	struct fm_settings scratch;
+	const struct fm_settings *st = fm_settings_get(&scratch);
 	struct fm_cache_info ci;
-	uint32_t f = fm_usable_features();
-	size_t l1d, l2;
+	struct fm_x86_probe_cal cal = { 0, 0, 0, "" };
+	struct fm_x86_tune t;
+	int explicit_thr[FM_X_OPS], probe = 0, want, cold_set = 0;
+	size_t cold[FM_X_OPS];
 
 	fm_arch_cache_info(&ci);
-	l1d = or_default(ci.l1d, 32 << 10);
-	l2 = or_default(ci.l2_sharing > 1 ? ci.l2 / ci.l2_sharing : ci.l2,
-			256 << 10);
-	__atomic_store_n(&fm_x86_tune_cache.copy_rep_min,
-			 (f & FM_FEAT(erms)) ? l1d / 2 + 1 : SIZE_MAX,
+	for (int op = 0; op < FM_X_OPS; op++) {
+		explicit_thr[op] = st->nt_src[ops[op]] != 0;
+		/* 0: the class's; "never" as the largest size */
+		cold[op] = st->cold_src[ops[op]] ? st->cold[ops[op]] : 0;
+		cold_set |= cold[op] != 0;
+	}
+	want = st->probe != FM_PROBE_OFF &&
+	       (k->copy_cold.base != FM_X_NEVER ||
+		k->set_cold.base != FM_X_NEVER || cold_set);
+	if (want)
+		probe = fm_x86_probe_calibrate(&cal);
+	fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, probe,
+			    explicit_thr, cold);
+	probe_wanted = want;
+	probe_cal = cal;
+	/* field by field: the same values from every thread */
+	__atomic_store_n(&fm_x86_tune_cache.copy_rep_min, t.copy_rep_min,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.set_rep_min,
-			 (f & FM_FEAT(erms)) ? l2 / 4 * 3 : SIZE_MAX,
+	__atomic_store_n(&fm_x86_tune_cache.set_rep_min, t.set_rep_min,
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.clzero, (f & FM_FEAT(clzero)) != 0,
+	__atomic_store_n(&fm_x86_tune_cache.clzero, t.clzero, __ATOMIC_RELAXED);
+	for (int op = 0; op < FM_X_OPS; op++) {
+		__atomic_store_n(&fm_x86_tune_cache.stream_min[op],
+				 t.stream_min[op], __ATOMIC_RELAXED);
+		__atomic_store_n(&fm_x86_tune_cache.size_min[op],
+				 t.size_min[op], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&fm_x86_tune_cache.probe_limit, t.probe_limit,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&fm_x86_tune_cache.probe, t.probe, __ATOMIC_RELAXED);
 	__atomic_store_n(&fm_x86_tune_cache.ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -75,15 +133,37 @@ static void put_size(char *buf, size_t size, size_t *len, size_t v)
 	put(buf, size, len, unit);
 }
 
-static char notes[160];
+static void put_num(char *buf, size_t size, size_t *len, size_t v)
+{
+	char digits[24];
+	int i = 0;
 
-/* The crossovers, for fastmem-info's notes line. */
+	do {
+		digits[i++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (i && *len + 1 < size)
+		buf[(*len)++] = digits[--i];
+	buf[*len] = 0;
+}
+
+static char notes[768];
+
+/* The class, the crossovers and the probe, for fastmem-info: parts separated
+ * by "; ", each "name: text". */
 const char *fm_x86_tune_notes(void)
 {
 	const struct fm_x86_tune *t = fm_x86_tune();
+	const struct fm_x86_class *k = fm_x86_class();
+	struct fm_settings scratch;
+	const struct fm_settings *st = fm_settings_get(&scratch);
 	size_t len = 0;
 
-	put(notes, sizeof(notes), &len, "policies: copies ");
+	put(notes, sizeof(notes), &len, "class: ");
+	put(notes, sizeof(notes), &len, k->name);
+	put(notes, sizeof(notes), &len, " (crossovers from ");
+	put(notes, sizeof(notes), &len, k->source);
+	put(notes, sizeof(notes), &len, "); policies: copies ");
 	if (t->copy_rep_min == SIZE_MAX) {
 		put(notes, sizeof(notes), &len, "vector loop only");
 	} else {
@@ -99,5 +179,43 @@ const char *fm_x86_tune_notes(void)
 	}
 	put(notes, sizeof(notes), &len,
 	    t->clzero ? "; streamed zeroes use clzero" : "");
+	put(notes, sizeof(notes), &len, "; probe: ");
+	if (t->probe) {
+		put(notes, sizeof(notes), &len, "on (8 loads: cached ");
+		put_num(notes, sizeof(notes), &len, probe_cal.cached);
+		put(notes, sizeof(notes), &len, ", memory ");
+		put_num(notes, sizeof(notes), &len, probe_cal.memory);
+		put(notes, sizeof(notes), &len, " ticks, cold above ");
+		put_num(notes, sizeof(notes), &len, probe_cal.limit);
+		put(notes, sizeof(notes), &len, ")");
+	} else if (st->probe == FM_PROBE_OFF) {
+		put(notes, sizeof(notes), &len,
+		    st->probe_src == FM_SRC_ENV ? "off (FASTMEM_PROBE=off)"
+						: "off (config: probe = off)");
+	} else if (!probe_wanted) {
+		put(notes, sizeof(notes), &len,
+		    "not used (this class has no cold crossover)");
+	} else {
+		put(notes, sizeof(notes), &len, "unusable (");
+		put(notes, sizeof(notes), &len, probe_cal.why);
+		put(notes, sizeof(notes), &len, ")");
+	}
+	for (int op = 0; op < FM_X_OPS; op++) {
+		static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY,
+							  FM_OP_MEMMOVE,
+							  FM_OP_MEMSET };
+		size_t m = t->stream_min[op];
+
+		put(notes, sizeof(notes), &len, "; below its threshold ");
+		put(notes, sizeof(notes), &len, fm_op_key(ops[op]));
+		if (m == SIZE_MAX || m >= fm_threshold(ops[op])) {
+			put(notes, sizeof(notes), &len, " never streams");
+			continue;
+		}
+		put(notes, sizeof(notes), &len,
+		    t->probe ? " streams data found cold from "
+			     : " streams by size from ");
+		put_size(notes, sizeof(notes), &len, m);
+	}
 	return notes;
 }

@@ -317,31 +317,42 @@ void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 	return copy_nt(dst, src, n);
 }
 
-/* n > 8 VEC */
+/*
+ * n > 8 VEC.  op: FM_X_COPY or FM_X_MOVE for the dispatched policies, whose
+ * streaming below thr depends on where the data is (probe.c); -1 for an
+ * explicit threshold (the hints), which is the whole decision.
+ */
 static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
-						size_t thr)
+						size_t thr, int op)
 {
+	const struct fm_x86_tune *t;
+
 	/* below any L1d / 2, without looking the crossover up */
 	if (FM_LIKELY(n < 16384 && n < thr))
 		return copy_loop(d, s, n);
 	if (n >= thr && !fm_overlaps(d, s, n))
 		return copy_nt(d, s, n);
-	if (n >= fm_x86_tune()->copy_rep_min && fm_fwd_ok(d, s, n) &&
+	t = fm_x86_tune();
+	if (op >= 0 && n >= t->stream_min[op] && !fm_overlaps(d, s, n) &&
+	    fm_x86_stream(t, op, d, s, n))
+		return copy_nt(d, s, n);
+	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
 	    (uintptr_t)s - (uintptr_t)d >= FM_LINE)
 		return copy_rep(d, s, n);
 	return copy_loop(d, s, n);
 }
 
 /*
- * The automatic policy: small sizes without a loop, the vector loop while
- * both buffers fit in L1d, rep movsb above (with ERMS), and streaming stores
- * from thr bytes on when the buffers do not overlap.
+ * The policy with an explicit threshold (the hints): small sizes without a
+ * loop, the vector loop while both buffers fit in L1d, rep movsb above
+ * (with ERMS), and streaming stores from thr bytes on when the buffers do
+ * not overlap.
  */
 void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
 {
 	if (copy_small(dst, src, n))
 		return dst;
-	return copy_big(dst, src, n, thr);
+	return copy_big(dst, src, n, thr, -1);
 }
 
 /*
@@ -355,14 +366,16 @@ void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
-	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMCPY));
+	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMCPY),
+			FM_X_COPY);
 }
 
 void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
-	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMMOVE));
+	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMMOVE),
+			FM_X_MOVE);
 }
 
 /* --- sets ---------------------------------------------------------------- */
@@ -533,16 +546,18 @@ void *FN(set_, _nt)(void *dst, int c, size_t n)
 	return set_nt(dst, c, n, 0);
 }
 
-/* n > 8 VEC */
+/* n > 8 VEC; probe: whether streaming below thr depends on where the data
+ * is (the dispatched policy) or not (the hints) */
 static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
-					       size_t thr)
+					       size_t thr, int probe)
 {
 	const struct fm_x86_tune *t;
 
 	if (FM_LIKELY(n < 16384 && n < thr))
 		return set_loop(d, c, n);
 	t = fm_x86_tune();
-	if (n >= thr)
+	if (n >= thr || (probe && n >= t->stream_min[FM_X_SET] &&
+			 fm_x86_stream(t, FM_X_SET, d, 0, n)))
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
 	if (n >= t->set_rep_min)
 		return set_rep(d, c, n);
@@ -558,7 +573,7 @@ void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 {
 	if (set_small(dst, c, n))
 		return dst;
-	return set_big(dst, c, n, thr);
+	return set_big(dst, c, n, thr, 0);
 }
 
 /* As dispatched: see memcpy_<family>_auto */
@@ -566,7 +581,7 @@ void *FN(memset_, _auto)(void *dst, int c, size_t n)
 {
 	if (set_small(dst, c, n))
 		return dst;
-	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET));
+	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET), 1);
 }
 
 /* --- pages (page-aligned pointers) --------------------------------------- */

@@ -14,13 +14,98 @@
 
 #define FM_LINE 64
 
-/* Crossovers of the automatic policies (tune.c). */
+/* --- CPU classes (classes.c) --------------------------------------------- */
+
+enum { FM_X86_OTHER, FM_X86_AMD, FM_X86_INTEL };
+
+struct fm_x86_id {
+	unsigned vendor, family, model; /* display family and model */
+};
+
+/* A size: NEVER, or mul/div of bytes, of the L1d, or of the L2 per thread */
+enum { FM_X_NEVER, FM_X_BYTES, FM_X_L1D, FM_X_L2 };
+struct fm_crossover {
+	uint8_t base;
+	uint32_t mul, div;
+};
+
+/* A class of CPUs and where its policies cross over, with the source. */
+struct fm_x86_class {
+	char name[40];
+	uint8_t vendor;
+	uint16_t family, model_lo, model_hi;
+	struct fm_crossover copy_rep; /* vector loop -> rep movsb */
+	struct fm_crossover set_rep;  /* vector loop -> rep stosb */
+	/* streaming wins from here when the data is not cached (the
+	 * residency probe runs from here), and from here even when it is */
+	struct fm_crossover copy_cold, copy_cached;
+	struct fm_crossover set_cold, set_cached;
+	char source[160];
+};
+
+FM_HIDDEN void fm_x86_cpu_id(struct fm_x86_id *id);
+FM_HIDDEN const struct fm_x86_class *fm_x86_class(void);
+/* The table (n entries) and the entry for CPUs it does not match. */
+FM_HIDDEN const struct fm_x86_class *
+fm_x86_classes(size_t *n, const struct fm_x86_class **other);
+FM_HIDDEN size_t fm_x86_crossover(struct fm_crossover x,
+				  const struct fm_cache_info *ci);
+
+/* --- the residency probe (probe.c) -----------------------------------------
+ */
+
+/*
+ * Is [p, p+n) out of the caches?  Eight loads spread over it, issued
+ * together so their misses overlap, timed against the limit the library
+ * measured once (twice, at other lines, before it says yes: an interrupt
+ * must not make cached data look cold).  Reads bytes of the buffer only.
+ */
+FM_HIDDEN int fm_x86_cold(const void *p, size_t n, uint32_t limit);
+/* Measure the latencies once: 1 if the probe is usable, else 0 and why. */
+struct fm_x86_probe_cal {
+	uint32_t cached, memory, limit; /* ticks for 8 overlapped loads */
+	const char *why;		/* unusable: the reason */
+};
+FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal);
+
+/* --- the crossovers in force (tune.c) --------------------------------------
+ */
+
+/* Ops whose automatic policy may stream below the threshold (stream[]). */
+enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
+
 struct fm_x86_tune {
 	size_t copy_rep_min; /* temporal copies use rep movsb from here */
 	size_t set_rep_min;  /* temporal sets use rep stosb from here */
 	int clzero;	     /* zero fills past the threshold use clzero */
+	/*
+	 * Below its threshold an automatic memcpy/memmove/memset of at least
+	 * stream_min[op] bytes streams if the probe finds the data cold
+	 * (probe set), or else, the probe being off or unusable, from
+	 * size_min[op] bytes by size alone.  SIZE_MAX: never.
+	 */
+	size_t stream_min[FM_X_OPS];
+	size_t size_min[FM_X_OPS];
+	int probe;
+	uint32_t probe_limit;
 	int ready;
 };
+
+/* Should an automatic policy stream these n bytes (below its threshold)?
+ * s is NULL for sets.  Call time only. */
+FM_HIDDEN int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
+			    const void *s, size_t n);
+/* The same decision, given what the probe found (cold: nonzero). */
+FM_HIDDEN int fm_x86_stream_decide(const struct fm_x86_tune *t, int op,
+				   size_t n, int cold);
+/* The crossovers of class k on a CPU with these caches and features, the
+ * probe usable or not, with the user's thresholds explicit or not. */
+FM_HIDDEN void
+fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
+		    const struct fm_cache_info *ci, uint32_t features,
+		    const struct fm_x86_probe_cal *cal, int probe_usable,
+		    const int explicit_thr[FM_X_OPS],
+		    const size_t *cold_override);
 
 extern FM_HIDDEN struct fm_x86_tune fm_x86_tune_cache;
 FM_HIDDEN void fm_x86_tune_init(void);

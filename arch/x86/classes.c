@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPU classes and their crossovers, as data: one table, each entry with the
+ * measurement it came from.  A crossover fitted on one machine is wrong on
+ * another (Zen 5's zmm set loop beats rep stosb up to 3/4 of L2; on an Intel
+ * Xeon it loses 10-18% there), so each class keeps its own, and CPUs that no
+ * entry matches get the cache-size formula measured on the first machine.
+ *
+ * RESOLVER-SAFE: inline cpuid, and a table of integers and char arrays that
+ * needs no relocation (thresholds.c reads it from the resolvers).
+ */
+#include <cpuid.h>
+
+#include "x86.h"
+
+#define NEVER                                                                  \
+	{                                                                      \
+		FM_X_NEVER, 0, 0                                               \
+	}
+#define BYTES(n)                                                               \
+	{                                                                      \
+		FM_X_BYTES, (n), 1                                             \
+	}
+#define L1D(m, d)                                                              \
+	{                                                                      \
+		FM_X_L1D, (m), (d)                                             \
+	}
+#define L2(m, d)                                                               \
+	{                                                                      \
+		FM_X_L2, (m), (d)                                              \
+	}
+
+static const struct fm_x86_class classes[] = {
+	{
+		.name = "AMD Zen 5",
+		.vendor = FM_X86_AMD,
+		.family = 0x1a,
+		.model_lo = 0,
+		.model_hi = 0xff,
+		.copy_rep = L1D(1, 2),
+		.set_rep = L2(3, 4),
+		/* cold copies: rep movsb and streaming stores tie */
+		.copy_cold = NEVER,
+		.copy_cached = L2(32, 1),
+		.set_cold = L2(1, 2),
+		.set_cached = L2(32, 1),
+		.source = "development machine (Zen 5 KVM guest, 48 KiB L1d, "
+			  "1 MiB L2), 2026-11-29/30: fastmem-bench copy, set "
+			  "and versus; README Performance",
+	},
+	{
+		.name = "AMD Zen 3/Zen 4",
+		.vendor = FM_X86_AMD,
+		.family = 0x19,
+		.model_lo = 0,
+		.model_hi = 0xff,
+		.copy_rep = L1D(1, 2),
+		.set_rep = L2(3, 4),
+		/* cold 2-16 MiB copies: streaming +5-43% alone, but 0.5-1.18x
+		 * once the destination is read back */
+		.copy_cold = NEVER,
+		.copy_cached = L2(32, 1),
+		/* cold sets: streaming 2.5-3.5x from 1 MiB; cached sets read
+		 * back: streaming 0.2-0.5x up to 8 MiB */
+		.set_cold = L2(4, 1),
+		.set_cached = L2(64, 1),
+		.source = "EPYC Milan KVM guest (32 KiB L1d, 512 KiB L2, "
+			  "32 MiB L3), 2026-12-01: fastmem-bench residency "
+			  "and set (a shared, noisy host)",
+	},
+	{
+		/* Sapphire Rapids, Emerald Rapids, Granite Rapids */
+		.name = "Intel server core, 2 MiB L2",
+		.vendor = FM_X86_INTEL,
+		.family = 6,
+		.model_lo = 0x8f,
+		.model_hi = 0x8f,
+		.copy_rep = L1D(1, 2),
+		.set_rep = BYTES(2048),
+		.copy_cold = L2(1, 1),
+		.copy_cached = L2(32, 1),
+		.set_cold = L2(1, 1),
+		.set_cached = L2(8, 1),
+		.source = "shared/measurements/xeon-6-207 (family 6 model 207, "
+			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
+			  "set.txt, copy.txt",
+	},
+	{
+		.name = "Intel server core, 2 MiB L2",
+		.vendor = FM_X86_INTEL,
+		.family = 6,
+		.model_lo = 0xad,
+		.model_hi = 0xae,
+		.copy_rep = L1D(1, 2),
+		.set_rep = BYTES(2048),
+		.copy_cold = L2(1, 1),
+		.copy_cached = L2(32, 1),
+		.set_cold = L2(1, 1),
+		.set_cached = L2(8, 1),
+		.source = "as for model 0x8f/0xcf (same core generation); not "
+			  "measured on this model",
+	},
+	{
+		.name = "Intel server core, 2 MiB L2",
+		.vendor = FM_X86_INTEL,
+		.family = 6,
+		.model_lo = 0xcf,
+		.model_hi = 0xcf,
+		.copy_rep = L1D(1, 2),
+		.set_rep = BYTES(2048),
+		.copy_cold = L2(1, 1),
+		.copy_cached = L2(32, 1),
+		.set_cold = L2(1, 1),
+		.set_cached = L2(8, 1),
+		.source = "shared/measurements/xeon-6-207 (family 6 model 207, "
+			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
+			  "set.txt, copy.txt",
+	},
+};
+
+/* CPUs no entry matches: the formula of the first machine, size alone. */
+static const struct fm_x86_class unknown = {
+	.name = "unknown (cache-size formula)",
+	.copy_rep = L1D(1, 2),
+	.set_rep = L2(3, 4),
+	.copy_cold = NEVER,
+	.copy_cached = L2(32, 1),
+	.set_cold = NEVER,
+	.set_cached = L2(4, 1),
+	.source = "the Zen 5 development machine's formula (README "
+		  "\"How the policy decides\")",
+};
+
+void fm_x86_cpu_id(struct fm_x86_id *id)
+{
+	unsigned a, b, c, d;
+
+	id->vendor = 0;
+	id->family = id->model = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return;
+	if (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163)
+		id->vendor = FM_X86_AMD; /* AuthenticAMD */
+	else if (b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e)
+		id->vendor = FM_X86_INTEL; /* GenuineIntel */
+	if (a < 1)
+		return;
+	__cpuid(1, a, b, c, d);
+	id->family = (a >> 8) & 0xf;
+	id->model = (a >> 4) & 0xf;
+	if (id->family == 0xf)
+		id->family += (a >> 20) & 0xff;
+	if (id->family == 0xf || id->family >= 6)
+		id->model |= ((a >> 16) & 0xf) << 4;
+}
+
+const struct fm_x86_class *fm_x86_classes(size_t *n,
+					  const struct fm_x86_class **other)
+{
+	*n = sizeof(classes) / sizeof(classes[0]);
+	*other = &unknown;
+	return classes;
+}
+
+const struct fm_x86_class *fm_x86_class(void)
+{
+	struct fm_x86_id id;
+
+	fm_x86_cpu_id(&id);
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
+		const struct fm_x86_class *k = &classes[i];
+
+		if (k->vendor == id.vendor && k->family == id.family &&
+		    id.model >= k->model_lo && id.model <= k->model_hi)
+			return k;
+	}
+	return &unknown;
+}
+
+size_t fm_x86_crossover(struct fm_crossover x, const struct fm_cache_info *ci)
+{
+	size_t base;
+
+	switch (x.base) {
+	case FM_X_BYTES:
+		base = 1;
+		break;
+	case FM_X_L1D:
+		base = ci->l1d ? ci->l1d : 32 << 10;
+		break;
+	case FM_X_L2:
+		base = ci->l2 ? ci->l2 : 256 << 10;
+		if (ci->l2_sharing > 1)
+			base /= ci->l2_sharing;
+		break;
+	default:
+		return SIZE_MAX;
+	}
+	return base / x.div * x.mul;
+}
+
+/* Streaming from this size whatever the residency (fm_nt_threshold's
+ * detected default).  RESOLVER-SAFE. */
+size_t fm_arch_nt_default(enum fm_op op, const struct fm_cache_info *ci)
+{
+	const struct fm_x86_class *k = fm_x86_class();
+
+	return fm_x86_crossover(op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
+					? k->set_cached
+					: k->copy_cached,
+				ci);
+}
+
+const char *fm_arch_class_name(void)
+{
+	return fm_x86_class()->name;
+}

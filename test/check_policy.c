@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The x86 policy's decisions, with the residency probe's answer forced:
+ * for every CPU class in the table (and the one for unknown CPUs), the
+ * crossovers in force when the probe is usable, unusable or off, when the
+ * user set a threshold or a cold crossover, and whether a call streams for
+ * data found cached or cold.  Linked statically against libfastmem.a: these
+ * are the library's hidden functions.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "x86/x86.h"
+
+static const struct fm_cache_info caches[] = {
+	{ 64, 32 << 10, 512 << 10, 32 << 20, 1, 2 }, /* Zen 3 guest */
+	{ 64, 48 << 10, 2 << 20, 260 << 20, 1, 2 },  /* the Intel Xeon */
+	{ 64, 48 << 10, 1 << 20, 32 << 20, 2, 16 },  /* L2 shared by 2 */
+};
+#define NCACHES (sizeof(caches) / sizeof(caches[0]))
+
+static const struct fm_x86_class *class_at(int i)
+{
+	const struct fm_x86_class *other;
+	size_t n;
+	const struct fm_x86_class *t = fm_x86_classes(&n, &other);
+
+	return (size_t)i < n ? &t[i] : other;
+}
+
+static int nclasses(void)
+{
+	const struct fm_x86_class *other;
+	size_t n;
+
+	fm_x86_classes(&n, &other);
+	return (int)n + 1;
+}
+
+/* Every entry is sane: named, sourced, cold before cached. */
+START_TEST(table_is_sane)
+{
+	for (int i = 0; i < nclasses(); i++) {
+		const struct fm_x86_class *k = class_at(i);
+
+		ck_assert_msg(k->name[0] && k->source[0], "entry %d", i);
+		for (size_t c = 0; c < NCACHES; c++) {
+			size_t cc = fm_x86_crossover(k->copy_cold, &caches[c]);
+			size_t ch =
+				fm_x86_crossover(k->copy_cached, &caches[c]);
+			size_t sc = fm_x86_crossover(k->set_cold, &caches[c]);
+			size_t sh = fm_x86_crossover(k->set_cached, &caches[c]);
+
+			ck_assert_msg(k->copy_cold.base == FM_X_NEVER ||
+					      cc < ch,
+				      "%s: copies stream cold from %zu, cached "
+				      "from %zu",
+				      k->name, cc, ch);
+			ck_assert_msg(k->set_cold.base == FM_X_NEVER || sc < sh,
+				      "%s: sets", k->name);
+			ck_assert(ch != SIZE_MAX && sh != SIZE_MAX);
+		}
+	}
+}
+END_TEST
+
+/* The CPU this runs on matches at most one entry. */
+START_TEST(one_class_per_cpu)
+{
+	const struct fm_x86_class *other, *t;
+	struct fm_x86_id id;
+	size_t n;
+	int hits = 0;
+
+	t = fm_x86_classes(&n, &other);
+	fm_x86_cpu_id(&id);
+	for (size_t i = 0; i < n; i++)
+		hits += t[i].vendor == id.vendor && t[i].family == id.family &&
+			id.model >= t[i].model_lo && id.model <= t[i].model_hi;
+	ck_assert_int_le(hits, 1);
+	ck_assert_ptr_eq(fm_x86_class(), hits ? fm_x86_class() : other);
+	if (!hits)
+		ck_assert_ptr_eq(fm_x86_class(), other);
+}
+END_TEST
+
+enum probe_state { USABLE, UNUSABLE };
+
+static void check_class(int i, const struct fm_cache_info *ci,
+			enum probe_state ps, int explicit_thr, size_t override)
+{
+	static const int ops[FM_X_OPS] = { FM_X_COPY, FM_X_MOVE, FM_X_SET };
+	const struct fm_x86_class *k = class_at(i);
+	struct fm_x86_probe_cal cal = { 40, 400, 220, "" };
+	struct fm_x86_tune t;
+	int expl[FM_X_OPS];
+	size_t cold[FM_X_OPS];
+
+	for (int op = 0; op < FM_X_OPS; op++) {
+		expl[op] = explicit_thr;
+		cold[op] = override;
+	}
+	memset(&t, 0, sizeof(t));
+	fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms) | FM_FEAT(sse2), &cal,
+			    ps == USABLE, expl, cold);
+	ck_assert_int_eq(t.probe, ps == USABLE);
+	ck_assert_uint_eq(t.copy_rep_min,
+			  fm_x86_crossover(k->copy_rep, ci) + 1);
+	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
+	for (int j = 0; j < FM_X_OPS; j++) {
+		int op = ops[j];
+		struct fm_crossover x =
+			op == FM_X_SET ? k->set_cold : k->copy_cold;
+		size_t by_size = fm_x86_crossover(
+			(struct fm_crossover){ FM_X_L2, op == FM_X_SET ? 4 : 32,
+					       1 },
+			ci);
+		size_t want;
+
+		if (explicit_thr)
+			want = SIZE_MAX;
+		else if (ps == USABLE && override)
+			want = override;
+		else if (ps == USABLE && x.base != FM_X_NEVER)
+			want = fm_x86_crossover(x, ci);
+		else
+			want = by_size;
+		ck_assert_msg(t.stream_min[op] == want,
+			      "%s op %d probe %d explicit %d: from %zu, want "
+			      "%zu",
+			      k->name, op, ps, explicit_thr, t.stream_min[op],
+			      want);
+		if (want == SIZE_MAX)
+			continue;
+		/* just below: never; at and above: as the probe finds, or by
+		 * size when it cannot tell */
+		for (int cold_data = 0; cold_data < 2; cold_data++) {
+			ck_assert(!fm_x86_stream_decide(&t, op, want - 1,
+							cold_data));
+			ck_assert_int_eq(
+				fm_x86_stream_decide(&t, op, want, cold_data),
+				ps == USABLE ? cold_data : want >= by_size);
+			ck_assert_int_eq(fm_x86_stream_decide(&t, op, 2 * want,
+							      cold_data),
+					 ps == USABLE ? cold_data : 1);
+		}
+	}
+}
+
+START_TEST(decisions)
+{
+	int i = _i / (int)NCACHES;
+	const struct fm_cache_info *ci = &caches[_i % (int)NCACHES];
+
+	check_class(i, ci, USABLE, 0, 0);
+	check_class(i, ci, UNUSABLE, 0, 0);
+	check_class(i, ci, USABLE, 1, 0);
+	check_class(i, ci, UNUSABLE, 1, 0);
+	check_class(i, ci, USABLE, 0, 300000);
+	check_class(i, ci, UNUSABLE, 0, 300000);
+}
+END_TEST
+
+/* The probe itself: a buffer just written is cached; after clflush of every
+ * line it is not (where the probe calibrates as usable here). */
+START_TEST(probe_tells_cached_from_cold)
+{
+	static unsigned char buf[4 << 20] __attribute__((aligned(4096)));
+	struct fm_x86_probe_cal cal;
+	int cached_wrong = 0, cold_wrong = 0;
+
+	if (!fm_x86_probe_calibrate(&cal)) {
+		fprintf(stderr, "probe unusable here (%s): skipped\n", cal.why);
+		return;
+	}
+	/* a noisy host may interrupt a probe: a majority of 9 must agree */
+	for (int trial = 0; trial < 9; trial++) {
+		/* every page written: an untouched one is the shared zero
+		 * page, always cached */
+		memset(buf, trial, sizeof(buf));
+		memset(buf, trial + 1, 256 << 10);
+		cached_wrong += fm_x86_cold(buf, 256 << 10, cal.limit);
+		for (size_t o = 0; o < sizeof(buf); o += 64)
+			__asm__ volatile("clflush %0" : "+m"(buf[o]));
+		__asm__ volatile("mfence" ::: "memory");
+		cold_wrong += !fm_x86_cold(buf, sizeof(buf), cal.limit);
+	}
+	ck_assert_msg(cached_wrong < 5, "cached data found cold %d/9 times",
+		      cached_wrong);
+	ck_assert_msg(cold_wrong < 5, "flushed data found cached %d/9 times",
+		      cold_wrong);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc = tcase_create("x86");
+
+	tcase_add_test(tc, table_is_sane);
+	tcase_add_test(tc, one_class_per_cpu);
+	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
+	tcase_add_test(tc, probe_tells_cached_from_cold);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
