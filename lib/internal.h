@@ -106,6 +106,7 @@ struct fm_settings {
 	char system_path[FM_PATH_MAX];	  /* the system config considered */
 	uint8_t user_state, system_state; /* enum fm_file_state */
 	uint8_t secure;			  /* AT_SECURE: caller ignored */
+	char trace[FM_PATH_MAX];	  /* FASTMEM_TRACE, "" off */
 };
 
 /* The settings, read once.  If another thread or an interrupted caller is
@@ -166,6 +167,13 @@ static inline size_t fm_threshold_ready(enum fm_op op)
 
 /* Raw output for warnings (write(2) by syscall).  RESOLVER-SAFE. */
 FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
+
+/* FASTMEM_TRACE (lib/trace.c): sizes up to this are counted one by one,
+ * larger ones in power-of-two ranges. */
+#define FM_TRACE_EXACT_MAX 4096
+/* What a resolver returns for op having chosen fn: fn itself, or with
+ * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
+FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
 
 /* Variant function types. */
 typedef void *copy_fn(void *, const void *, size_t);

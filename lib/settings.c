@@ -371,6 +371,10 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 		}
 		return;
 	}
+	if (has_prefix(e, len, "FASTMEM_TRACE=", &pl)) {
+		copy_str(st->trace, sizeof(st->trace), e + pl, len - pl);
+		return;
+	}
 	if (has_prefix(e, len, "FASTMEM_CONFIG=", &pl)) {
 		copy_str(sc->config, sizeof(sc->config), e + pl, len - pl);
 		sc->config_set = 1;
