@@ -42,6 +42,7 @@ enum cmd {
 	CMD_EXTENT,
 	CMD_CALIBRATE,
 	CMD_VERSUS,
+	CMD_REPLAY,
 	CMD_COUNT
 };
 
@@ -72,6 +73,8 @@ struct options {
 	int system; /* calibrate --system: write the system config */
 	enum basis basis;
 	int thp; /* advise transparent huge pages */
+	char **files; /* replay: the distributions named */
+	int nfiles;
 };
 
 extern struct options opt;
@@ -276,5 +279,7 @@ int cmd_extent(void);
 int cmd_calibrate(void);
 int calibrate_check(void); /* the config path can be had, before the header */
 int cmd_versus(void);
+int cmd_replay(void);
+int replay_prepare(void); /* read the files, before the header */
 
 #endif /* FASTMEM_BENCH_H */
