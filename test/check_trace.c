@@ -19,6 +19,7 @@
  *            handler copies 33 B; prints how many of each it made
  *   flush    5 copies of 9 B, fm_trace_flush(), then _exit(0) (no
  *            destructor runs)
+ *   unwrapped  prints unwrapped() (below)
  *   none     no call at all
  */
 #include "config.h"
@@ -43,6 +44,31 @@
 #include "harness.h"
 
 /* --- the child ---------------------------------------------------------- */
+
+/*
+ * How many of fm_memcpy, fm_memmove, fm_memset resolved to exactly the
+ * registry's function of the selected variant (0-3): with tracing off all
+ * three (the call path is untouched), with it on none (counting wrappers).
+ */
+static int unwrapped(void)
+{
+	static const enum fm_op ops[] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
+					  FM_OP_MEMSET };
+	void *(*volatile cp)(void *, const void *, size_t) = fm_memcpy;
+	void *(*volatile mv)(void *, const void *, size_t) = fm_memmove;
+	void *(*volatile st)(void *, int, size_t) = fm_memset;
+	void *resolved[] = { (void *)cp, (void *)mv, (void *)st };
+	int same = 0;
+
+	for (int k = 0; k < 3; k++) {
+		const struct fm_variant *l;
+		size_t n = fm_variants(ops[k], &l);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(l[i].name, fm_selected(ops[k])))
+				same += (void *)l[i].fn.memmove == resolved[k];
+	}
+	return same;
+}
 
 static char src[(1 << 20) + 4096] __attribute__((aligned(64)));
 static char dst[(1 << 20) + 4096] __attribute__((aligned(64)));
@@ -150,6 +176,8 @@ static int child(const char *s)
 		if (fm_trace_flush())
 			return 4;
 		_exit(0);
+	} else if (!strcmp(s, "unwrapped")) {
+		printf("%d\n", unwrapped());
 	} else if (strcmp(s, "none")) {
 		fprintf(stderr, "check_trace: unknown scenario '%s'\n", s);
 		return 2;
@@ -462,8 +490,15 @@ START_TEST(off_writes_nothing)
 	run(&r, "known", ""); /* empty: off */
 	ck_assert_int_eq(list(dir, names, 2), 0);
 	ck_assert_str_eq(r.err, "");
-	/* this process traces nothing either */
+	/* this process traces nothing either, and its calls go straight to
+	 * the variants: tracing off costs nothing */
 	ck_assert_int_eq(fm_trace_flush(), -1);
+	ck_assert_int_eq(unwrapped(), 3);
+	run(&r, "unwrapped", NULL);
+	ck_assert_str_eq(r.out, "3\n");
+	/* on: every call goes through a counting wrapper */
+	run(&r, "unwrapped", "/dev/null");
+	ck_assert_str_eq(r.out, "0\n");
 }
 END_TEST
 
