@@ -171,6 +171,13 @@ static void make_seq(struct call *seq, const struct dist *d, int op,
 	}
 }
 
+/* Enough calls of op to replay (an LLVM list holds probabilities). */
+static int replayable(const struct dist *x, int op)
+{
+	return x->format == DIST_LLVM ? x->total[op] > 0
+				      : x->total[op] >= MIN_CALLS;
+}
+
 static const char *ref_label(void)
 {
 #ifdef __GLIBC__
@@ -313,7 +320,7 @@ int cmd_replay(void)
 			size_t m = d[i].max[op] < MAX_CALL ? d[i].max[op]
 							   : MAX_CALL;
 			maxn = m > maxn ? m : maxn;
-			if (d[i].total[op] >= MIN_CALLS)
+			if (replayable(&d[i], op))
 				steps += 3;
 		}
 	side_max = arena[2] / 2 + maxn + PAGE;
@@ -358,7 +365,7 @@ int cmd_replay(void)
 		int any = 0;
 
 		for (int i = 0; i < nd; i++)
-			any |= d[i].total[op] >= MIN_CALLS;
+			any |= replayable(&d[i], op);
 		if (!any)
 			continue;
 		for (unsigned a = 0; a < 3; a++) {
@@ -391,7 +398,7 @@ int cmd_replay(void)
 				struct job jobs[MAX_SERIES];
 				struct cell out[MAX_SERIES];
 
-				if (d[i].total[op] < MIN_CALLS)
+				if (!replayable(&d[i], op))
 					continue;
 				table_add_point(t, (size_t)i, d[i].name);
 				make_seq(seq, &d[i], op, side, a);
