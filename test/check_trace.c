@@ -22,6 +22,8 @@
  *   unwrapped  prints unwrapped() (below)
  *   none     no call at all
  */
+/* readdir of a 32-bit build must cope with 64-bit inode numbers */
+#define _FILE_OFFSET_BITS 64
 #include "config.h"
 
 #include <check.h>
