@@ -122,6 +122,7 @@ struct fm_settings {
 	 * probe finds cold streams (the CPU class's crossover otherwise) */
 	size_t cold[FM_OP_COUNT];
 	uint8_t cold_src[FM_OP_COUNT];
+	char trace[FM_PATH_MAX];	  /* FASTMEM_TRACE, "" off */
 };
 
 /* The residency probe: on unless the environment or a config says off. */
@@ -185,6 +186,13 @@ static inline size_t fm_threshold_ready(enum fm_op op)
 
 /* Raw output for warnings (write(2) by syscall).  RESOLVER-SAFE. */
 FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
+
+/* FASTMEM_TRACE (lib/trace.c): sizes up to this are counted one by one,
+ * larger ones in power-of-two ranges. */
+#define FM_TRACE_EXACT_MAX 4096
+/* What a resolver returns for op having chosen fn: fn itself, or with
+ * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
+FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
 
 /* Variant function types. */
 typedef void *copy_fn(void *, const void *, size_t);

@@ -428,6 +428,10 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 		}
 		return;
 	}
+	if (has_prefix(e, len, "FASTMEM_TRACE=", &pl)) {
+		copy_str(st->trace, sizeof(st->trace), e + pl, len - pl);
+		return;
+	}
 	if (has_prefix(e, len, "FASTMEM_CONFIG=", &pl)) {
 		sc->config_long = copy_str(st->config_path, FM_PATH_MAX, e + pl,
 					   len - pl);

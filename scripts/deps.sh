@@ -27,7 +27,7 @@ tests=(valgrind qemu-user gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross lib32gcc-12-dev
 	libc6-dev-i386 coreutils gzip xz-utils python3 git linux-perf
 	gnuplot-nox ca-certificates clang libclang-rt-14-dev util-linux
-	libcap2-bin)
+	libcap2-bin libpython3.11-testsuite)
 i386=(check:i386)
 
 if [ $all = yes ] && ! dpkg --print-foreign-architectures | grep -qx i386; then

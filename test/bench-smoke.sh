@@ -38,6 +38,23 @@ run readback 4 readback --pages 1,8
 run extent 1 extent -s 2M,4M
 run versus 6 versus -s 8,4K
 run residency 10 residency -s 1M --region 64M
+# replay: the shipped distributions (copies in 3 arenas, sets in 3), and a
+# handmade LLVM one (its name says memset: 3 tables)
+run replay 6 replay --region 64M
+printf '0.25,0.25,0,0.5,\n' >"$dir/MemsetHand.csv"
+run replay-llvm 3 replay --region 64M "$dir/MemsetHand.csv"
+# a malformed file: exit 2, one line naming it, no table
+printf 'fastmem-trace 1\nmemcpy 5000 1\n' >"$dir/bad.trace"
+if "$bench" replay "$dir/bad.trace" >"$dir/bad.out" 2>"$dir/bad.err"; then
+	fail "replay accepted a malformed file"
+else
+	rc=$?
+	[ $rc -eq 2 ] || fail "replay of a malformed file exited $rc, not 2"
+fi
+grep -q "bad.trace:2: '5000' is not a size" "$dir/bad.err" ||
+	fail "replay's error does not name the file and line: $(cat "$dir/bad.err")"
+[ ! -s "$dir/bad.out" ] || fail "replay printed output for a malformed file"
+echo "bench-smoke.sh: replay rejects a malformed file ok"
 
 # machine-readable forms of one of them
 # shellcheck disable=SC2086

@@ -43,6 +43,7 @@ enum cmd {
 	CMD_CALIBRATE,
 	CMD_VERSUS,
 	CMD_RESIDENCY,
+	CMD_REPLAY,
 	CMD_COUNT
 };
 
@@ -73,6 +74,8 @@ struct options {
 	int system; /* calibrate --system: write the system config */
 	enum basis basis;
 	int thp; /* advise transparent huge pages */
+	char **files; /* replay: the distributions named */
+	int nfiles;
 };
 
 extern struct options opt;
@@ -286,5 +289,7 @@ int cmd_calibrate(void);
 int calibrate_check(void); /* the config path can be had, before the header */
 int cmd_versus(void);
 int cmd_residency(void);
+int cmd_replay(void);
+int replay_prepare(void); /* read the files, before the header */
 
 #endif /* FASTMEM_BENCH_H */

@@ -41,6 +41,8 @@ static const struct {
 	[CMD_RESIDENCY] = { "residency", cmd_residency,
 			    "1-64 MiB copies/sets, data cached or cold, "
 			    "read back" },
+	[CMD_REPLAY] = { "replay", cmd_replay,
+			 "replay recorded call sizes (FASTMEM_TRACE files)" },
 };
 
 enum {
@@ -94,7 +96,7 @@ static unsigned applies(int o)
 	switch (o) {
 	case 'v':
 		return B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) |
-		       B(CMD_READBACK) | B(CMD_EXTENT);
+		       B(CMD_READBACK) | B(CMD_EXTENT) | B(CMD_REPLAY);
 	case 's':
 	case O_MAX:
 		return SIZED &
@@ -103,7 +105,8 @@ static unsigned applies(int o)
 		return SIZED;
 	case O_REGION:
 		return B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) |
-		       B(CMD_CALIBRATE) | B(CMD_VERSUS) | B(CMD_RESIDENCY);
+		       B(CMD_CALIBRATE) | B(CMD_VERSUS) | B(CMD_RESIDENCY) |
+		       B(CMD_REPLAY);
 	case O_ALIGN:
 		return B(CMD_COPY) | B(CMD_SET);
 	case O_MODE:
@@ -112,7 +115,7 @@ static unsigned applies(int o)
 	case O_PAGES:
 		return B(CMD_READBACK);
 	case O_BYTE:
-		return B(CMD_SET);
+		return B(CMD_SET) | B(CMD_REPLAY);
 	case O_DRY_RUN:
 	case O_SYSTEM:
 	case O_BASIS:
@@ -372,6 +375,29 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"cold (default 1G,\n"
 			"                       --quick 512M)\n");
 		help_out(f, 1);
+		break;
+	case CMD_REPLAY:
+		fprintf(f,
+			"Usage: fastmem-bench replay [OPTIONS] [FILE...]\n\n"
+			"Replay the call sizes of a real program: each FILE is "
+			"a FASTMEM_TRACE file\n(FASTMEM_TRACE=/tmp/t.%%p "
+			"LD_PRELOAD=libfastmem-preload.so PROGRAM) or\nLLVM "
+			"libc's format (one line of comma-separated "
+			"probabilities for sizes\n0, 1, 2, ...).  A fixed-seed "
+			"sequence of sizes and offsets runs through\nthe "
+			"system memcpy/memset, fm_memcpy/fm_memset and any -v "
+			"variant,\ninterleaved, with the buffers in an L1-sized "
+			"arena, one of half the last-\nlevel cache and one in "
+			"memory: ns per call and the ratio to the system\n"
+			"routine.  Without FILE: the distributions shipped in "
+			"%s.\n\n",
+			FM_DISTDIR);
+		help_variant(f);
+		fprintf(f, "      --region SIZE    the memory arena (default "
+			   "1G, --quick 256M)\n"
+			   "      --byte N         the byte memset writes "
+			   "(default 0)\n");
+		help_out(f, 0);
 		break;
 	default:
 		usage(f);
@@ -663,13 +689,19 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	if (optind < argc)
+	if (opt.cmd == CMD_REPLAY) {
+		opt.files = argv + optind;
+		opt.nfiles = argc - optind;
+	} else if (optind < argc) {
 		bad("unexpected argument '%s'", argv[optind]);
+	}
 	if (opt.plot)
 		plot_check();
 
 	if (opt.cmd == CMD_CALIBRATE && calibrate_check())
 		return 1;
+	if (opt.cmd == CMD_REPLAY && replay_prepare())
+		return 2;
 	install_crash_handler();
 	bench_start = now_ns();
 	print_header();

@@ -125,6 +125,14 @@ FM_API void fm_settings_info(struct fm_settings_info *info);
 /* Nonzero if this process's memcpy is libfastmem's (libfastmem-preload.so). */
 FM_API int fm_preloaded(void);
 
+/*
+ * With FASTMEM_TRACE=PATH set, write this process's memcpy/memmove/memset
+ * call counts by size to PATH now (they are also written at exit).  0 if
+ * written, -1 if tracing is off or the file could not be written (one
+ * warning on stderr).  Async-signal-safe.  See fastmem(3).
+ */
+FM_API int fm_trace_flush(void);
+
 FM_API const char *fm_version(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FASTMEM_TRACE=PATH: count the memcpy/memmove/memset calls of a process by
+ * size and write the counts to PATH at exit (and on fm_trace_flush()).
+ *
+ * The resolvers call fm_trace_resolve() with the variant they chose; with
+ * tracing off it returns that variant and nothing else changes (no wrapper,
+ * no test on the call path).  With tracing on it keeps the variant in
+ * trace_target[] and returns a counting wrapper that increments one counter
+ * (and, for aligned or overlapping calls, a second) and tail-jumps to it.
+ *
+ * Counting runs before main, in signal handlers and in every thread, so it
+ * is a relaxed atomic add to a static array: no allocation, no lock, no
+ * call.  The file is written with raw system calls into a stack buffer, not
+ * with stdio: under libfastmem-preload.so stdio's memcpy is ours and
+ * counted, so a writer that copied through it would change the counts it is
+ * writing, and a writer that may run in a signal handler (fm_trace_flush)
+ * or in a child after fork must be async-signal-safe anyway.
+ *
+ * The text format is documented in fastmem(3):
+ *   fastmem-trace 1
+ *   # comments: pid, program, what the fields mean
+ *   calls memcpy 1010
+ *   aligned64 memcpy 10
+ *   overlapping memmove 3
+ *   memcpy 100 1000
+ *   memcpy 1048576-2097151 10
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+
+#include "internal.h"
+#include "sys.h"
+
+/* counters for sizes 0..4096, then [4097, 8191], [8192, 16383], ... */
+#define EXACT (FM_TRACE_EXACT_MAX + 1)
+#define BUCKETS (EXACT + (int)(8 * sizeof(size_t)) - 12)
+
+enum { T_MEMCPY, T_MEMMOVE, T_MEMSET, T_OPS };
+
+static uint64_t counts[T_OPS][BUCKETS];
+static uint64_t aligned64[T_OPS];
+static uint64_t overlapping[T_OPS];
+
+static copy_fn *trace_memcpy_target, *trace_memmove_target;
+static set_fn *trace_memset_target;
+
+static int enabled; /* the resolvers chose the wrappers */
+static int writing; /* a write is in progress */
+static int warned;  /* the one warning about an unwritable file is out */
+
+static inline size_t bucket(size_t n)
+{
+	if (FM_LIKELY(n <= FM_TRACE_EXACT_MAX))
+		return n;
+	return EXACT +
+	       (size_t)(8 * sizeof(size_t) - 1 -
+			(size_t)__builtin_clzl((unsigned long)n)) -
+	       12;
+}
+
+static inline void count(int op, const void *d, const void *s, size_t n,
+			 int copy)
+{
+	uintptr_t a = (uintptr_t)d, b = (uintptr_t)s;
+
+	__atomic_fetch_add(&counts[op][bucket(n)], 1, __ATOMIC_RELAXED);
+	if (FM_UNLIKELY(!((a | b) & 63)))
+		__atomic_fetch_add(&aligned64[op], 1, __ATOMIC_RELAXED);
+	if (copy && FM_UNLIKELY(fm_overlaps(d, s, n) && n))
+		__atomic_fetch_add(&overlapping[op], 1, __ATOMIC_RELAXED);
+}
+
+static void *trace_memcpy(void *d, const void *s, size_t n)
+{
+	count(T_MEMCPY, d, s, n, 1);
+	return trace_memcpy_target(d, s, n);
+}
+
+static void *trace_memmove(void *d, const void *s, size_t n)
+{
+	count(T_MEMMOVE, d, s, n, 1);
+	return trace_memmove_target(d, s, n);
+}
+
+static void *trace_memset(void *d, int c, size_t n)
+{
+	count(T_MEMSET, d, 0, n, 0);
+	return trace_memset_target(d, c, n);
+}
+
+static int trace_requested(void)
+{
+	struct fm_settings scratch;
+
+	return fm_settings_get(&scratch)->trace[0] != 0;
+}
+
+/* RESOLVER-SAFE: integers and code addresses only. */
+void *fm_trace_resolve(enum fm_op op, void *fn)
+{
+	if (FM_LIKELY(!trace_requested()))
+		return fn;
+	switch (op) {
+	case FM_OP_MEMCPY:
+		trace_memcpy_target = (copy_fn *)fn;
+		fn = (void *)trace_memcpy;
+		break;
+	case FM_OP_MEMMOVE:
+		trace_memmove_target = (copy_fn *)fn;
+		fn = (void *)trace_memmove;
+		break;
+	case FM_OP_MEMSET:
+		trace_memset_target = (set_fn *)fn;
+		fn = (void *)trace_memset;
+		break;
+	default:
+		return fn;
+	}
+	__atomic_store_n(&enabled, 1, __ATOMIC_RELAXED);
+	return fn;
+}
+
+/* --- the file ------------------------------------------------------------ */
+
+struct out {
+	int fd;
+	int err; /* first error, -errno */
+	size_t len;
+	char buf[2048];
+};
+
+static void out_flush(struct out *o)
+{
+	size_t done = 0;
+
+	while (done < o->len && !o->err) {
+		long w = fm_write(o->fd, o->buf + done, o->len - done);
+
+		if (w == -EINTR)
+			continue;
+		if (w <= 0)
+			o->err = w < 0 ? (int)w : -EIO;
+		else
+			done += (size_t)w;
+	}
+	o->len = 0;
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	for (; *s; s++) {
+		if (o->len == sizeof(o->buf))
+			out_flush(o);
+		o->buf[o->len++] = *s;
+	}
+}
+
+static void fmt_u64(char *buf, uint64_t v)
+{
+	char rev[24];
+	size_t r = 0, n = 0;
+
+	do
+		rev[r++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (r)
+		buf[n++] = rev[--r];
+	buf[n] = 0;
+}
+
+static void out_u64(struct out *o, uint64_t v)
+{
+	char num[24];
+
+	fmt_u64(num, v);
+	out_str(o, num);
+}
+
+static const char *op_name(int op)
+{
+	return op == T_MEMCPY	 ? "memcpy"
+	       : op == T_MEMMOVE ? "memmove"
+				 : "memset";
+}
+
+/* PATH with %p replaced by the process id and %% by %; 0 if too long. */
+static int expand(const char *path, char *out, size_t size, long pid)
+{
+	size_t n = 0;
+
+	for (const char *p = path; *p; p++) {
+		char num[24];
+		const char *ins = num;
+
+		if (p[0] == '%' && p[1] == 'p') {
+			fmt_u64(num, (uint64_t)pid);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			num[0] = '%', num[1] = 0;
+			p++;
+		} else {
+			num[0] = *p, num[1] = 0;
+		}
+		for (; *ins; ins++) {
+			if (n + 1 >= size)
+				return 0;
+			out[n++] = *ins;
+		}
+	}
+	out[n] = 0;
+	return 1;
+}
+
+/* The program's command line, NULs as spaces, at most one line. */
+static void out_cmdline(struct out *o)
+{
+	char buf[160];
+	long got = 0, r;
+	int fd = fm_open("/proc/self/cmdline");
+
+	if (fd < 0)
+		return;
+	while (got < (long)sizeof(buf) &&
+	       ((r = fm_read(fd, buf + got, sizeof(buf) - (size_t)got)) > 0 ||
+		r == -EINTR))
+		if (r > 0)
+			got += r;
+	fm_close(fd);
+	while (got > 0 && !buf[got - 1])
+		got--;
+	if (got <= 0)
+		return;
+	for (long i = 0; i < got; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (!c)
+			buf[i] = ' ';
+		else if (c < 0x20 || c >= 0x7f)
+			buf[i] = '?';
+	}
+	buf[got < (long)sizeof(buf) ? got : (long)sizeof(buf) - 1] = 0;
+	out_str(o, "# program: ");
+	out_str(o, buf);
+	out_str(o, "\n");
+}
+
+static void write_counts(struct out *o, long pid)
+{
+	out_str(o, "fastmem-trace 1\n# pid ");
+	out_u64(o, (uint64_t)pid);
+	out_str(o, "\n");
+	out_cmdline(o);
+	out_str(o, "# written by libfastmem " PACKAGE_VERSION
+		   " (FASTMEM_TRACE); see fastmem(3)\n"
+		   "# calls OP N | aligned64 OP N (dst and src 64-byte "
+		   "aligned) |\n"
+		   "# overlapping OP N | OP SIZE COUNT | OP LO-HI COUNT\n");
+	for (int op = 0; op < T_OPS; op++) {
+		uint64_t total = 0;
+
+		for (int i = 0; i < BUCKETS; i++)
+			total += __atomic_load_n(&counts[op][i],
+						 __ATOMIC_RELAXED);
+		out_str(o, "calls ");
+		out_str(o, op_name(op));
+		out_str(o, " ");
+		out_u64(o, total);
+		out_str(o, "\naligned64 ");
+		out_str(o, op_name(op));
+		out_str(o, " ");
+		out_u64(o, __atomic_load_n(&aligned64[op], __ATOMIC_RELAXED));
+		out_str(o, "\n");
+		if (op != T_MEMSET) {
+			out_str(o, "overlapping ");
+			out_str(o, op_name(op));
+			out_str(o, " ");
+			out_u64(o, __atomic_load_n(&overlapping[op],
+						   __ATOMIC_RELAXED));
+			out_str(o, "\n");
+		}
+	}
+	for (int op = 0; op < T_OPS; op++) {
+		for (int i = 0; i < BUCKETS; i++) {
+			uint64_t c = __atomic_load_n(&counts[op][i],
+						     __ATOMIC_RELAXED);
+			if (!c)
+				continue;
+			out_str(o, op_name(op));
+			out_str(o, " ");
+			if (i < EXACT) {
+				out_u64(o, (uint64_t)i);
+			} else {
+				uint64_t lo = (uint64_t)1 << (i - EXACT + 12);
+				out_u64(o, lo == 4096 ? 4097 : lo);
+				out_str(o, "-");
+				out_u64(o, 2 * lo - 1);
+			}
+			out_str(o, " ");
+			out_u64(o, c);
+			out_str(o, "\n");
+		}
+	}
+	out_flush(o);
+}
+
+static void copy_path(char *dst, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n] && n + 1 < size; n++)
+		dst[n] = s[n];
+	dst[n] = 0;
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case ENOENT:
+		return "no such file or directory";
+	case EACCES:
+		return "permission denied";
+	case EROFS:
+		return "read-only file system";
+	case ENOSPC:
+		return "no space left on device";
+	case EISDIR:
+		return "is a directory";
+	case ENOTDIR:
+		return "a component of the path is not a directory";
+	case EDQUOT:
+		return "disk quota exceeded";
+	case ENAMETOOLONG:
+		return "name too long";
+	default:
+		return "error";
+	}
+}
+
+/* Open the trace file of process pid; -errno on failure.  *path gets the
+ * name (PATH expanded), or the unexpanded PATH when that is too long. */
+static long open_trace(const char *trace, char *path, size_t size, long pid,
+		       long flags)
+{
+	long fd;
+
+	if (!expand(trace, path, size, pid)) {
+		copy_path(path, size, trace);
+		return -ENAMETOOLONG;
+	}
+	do
+		fd = fm_syscall5(SYS_openat, AT_FDCWD, (long)path,
+				 O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
+					 flags,
+				 0644, 0);
+	while (fd == -EINTR);
+	return fd;
+}
+
+/* One warning per process, however often the file cannot be written. */
+static void warn_once(const char *path, long err)
+{
+	char num[24];
+
+	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		return;
+	fmt_u64(num, (uint64_t)-err);
+	const char *parts[] = {
+		"FASTMEM_TRACE: cannot write \"",
+		path,
+		"\" (",
+		errno_text((int)-err),
+		", errno ",
+		num,
+		"); the memory call counts of this process will be lost",
+	};
+	fm_warn(parts, 7);
+}
+
+int fm_trace_flush(void)
+{
+	struct fm_settings scratch;
+	const struct fm_settings *st;
+	struct out o;
+	char path[FM_PATH_MAX + 24];
+	long pid, fd;
+
+	if (!__atomic_load_n(&enabled, __ATOMIC_RELAXED))
+		return -1;
+	st = fm_settings_get(&scratch);
+	if (!st->trace[0])
+		return -1;
+	if (__atomic_exchange_n(&writing, 1, __ATOMIC_ACQUIRE))
+		return -1; /* another thread or an interrupted caller is */
+	pid = fm_syscall3(SYS_getpid, 0, 0, 0);
+	o.err = 0;
+	o.len = 0;
+	fd = open_trace(st->trace, path, sizeof(path), pid, O_TRUNC);
+	if (fd >= 0) {
+		o.fd = (int)fd;
+		write_counts(&o, pid);
+		fm_close((int)fd);
+	} else {
+		o.err = (int)fd;
+	}
+	if (o.err)
+		warn_once(path, o.err);
+	__atomic_store_n(&writing, 0, __ATOMIC_RELEASE);
+	return o.err ? -1 : 0;
+}
+
+/*
+ * A forked child starts counting from zero: its parent writes what was
+ * counted before the fork, the child only its own calls (into its own file
+ * when the path has %p).
+ */
+static void trace_child(void)
+{
+	for (int op = 0; op < T_OPS; op++) {
+		for (int i = 0; i < BUCKETS; i++)
+			__atomic_store_n(&counts[op][i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&aligned64[op], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&overlapping[op], 0, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&writing, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * The resolvers of a lazily bound reference (the preload's calls into
+ * libfastmem) may run after this constructor, so it asks the settings, not
+ * `enabled`.  It checks at once that the file can be written: many programs
+ * close stderr before exit (coreutils do), and a warning then would be
+ * lost.
+ */
+__attribute__((constructor)) static void trace_init(void)
+{
+	struct fm_settings scratch;
+	const struct fm_settings *st = fm_settings_get(&scratch);
+	char path[FM_PATH_MAX + 24];
+	long fd;
+
+	if (!st->trace[0])
+		return;
+	__atomic_store_n(&enabled, 1, __ATOMIC_RELAXED);
+	pthread_atfork(0, 0, trace_child);
+	/* say now, while stderr is surely open, if the file cannot be
+	 * written (it is created empty here and written at exit) */
+	fd = open_trace(st->trace, path, sizeof(path),
+			fm_syscall3(SYS_getpid, 0, 0, 0), 0);
+	if (fd >= 0)
+		fm_close((int)fd);
+	else
+		warn_once(path, fd);
+}
+
+/* exit() and the end of main; _exit() and fatal signals write nothing (a
+ * program that ends that way calls fm_trace_flush() first). */
+__attribute__((destructor)) static void trace_fini(void)
+{
+	if (__atomic_load_n(&enabled, __ATOMIC_RELAXED))
+		fm_trace_flush();
+}

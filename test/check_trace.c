@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FASTMEM_TRACE: this program run with --child SCENARIO and FASTMEM_TRACE
+ * set makes known fm_* calls; the tests read the files it leaves and
+ * assert the exact counts.  Also the reader of fastmem-bench replay
+ * (tools/distribution.c): malformed files are rejected, LLVM libc's format
+ * is read right.
+ *
+ * Scenarios:
+ *   known    1000 copies of 100 B, 10 of 1 MiB, 5 overlapping moves of
+ *            50 B, 3 non-overlapping moves of 4097 B, 7 sets of 64 B at a
+ *            64-byte-aligned address, 2 of 0 B, 4 copies of 128 B 64-byte
+ *            aligned at both ends
+ *   fork     10 copies of 11 B; fork; the child 20 of 22 B then exit(0),
+ *            the parent 30 of 33 B after the child is gone
+ *   threads  4 threads started together, each 200000 copies of 40+t B and
+ *            200000 sets of 64 B (the same counter: contention)
+ *   signal   copies of 17 B in a loop, interrupted by a timer signal whose
+ *            handler copies 33 B; prints how many of each it made
+ *   flush    5 copies of 9 B, fm_trace_flush(), then _exit(0) (no
+ *            destructor runs)
+ *   unwrapped  prints unwrapped() (below)
+ *   none     no call at all
+ */
+/* readdir of a 32-bit build must cope with 64-bit inode numbers */
+#define _FILE_OFFSET_BITS 64
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "distribution.h"
+#include "harness.h"
+
+/* --- the child ---------------------------------------------------------- */
+
+/*
+ * How many of fm_memcpy, fm_memmove, fm_memset resolved to exactly the
+ * registry's function of the selected variant (0-3): with tracing off all
+ * three (the call path is untouched), with it on none (counting wrappers).
+ */
+static int unwrapped(void)
+{
+	static const enum fm_op ops[] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
+					  FM_OP_MEMSET };
+	void *(*volatile cp)(void *, const void *, size_t) = fm_memcpy;
+	void *(*volatile mv)(void *, const void *, size_t) = fm_memmove;
+	void *(*volatile st)(void *, int, size_t) = fm_memset;
+	void *resolved[] = { (void *)cp, (void *)mv, (void *)st };
+	int same = 0;
+
+	for (int k = 0; k < 3; k++) {
+		const struct fm_variant *l;
+		size_t n = fm_variants(ops[k], &l);
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(l[i].name, fm_selected(ops[k])))
+				same += (void *)l[i].fn.memmove == resolved[k];
+	}
+	return same;
+}
+
+static char src[(1 << 20) + 4096] __attribute__((aligned(64)));
+static char dst[(1 << 20) + 4096] __attribute__((aligned(64)));
+
+static void copies(size_t n, int times)
+{
+	for (int i = 0; i < times; i++)
+		fm_memcpy(dst + 1, src + 3, n);
+}
+
+#define THREAD_CALLS 200000
+
+static pthread_barrier_t start;
+
+static void *thread_main(void *arg)
+{
+	int t = (int)(long)arg;
+	char buf[256], from[256];
+
+	memset(from, t, sizeof(from));
+	pthread_barrier_wait(&start); /* all at once: contention */
+	for (int i = 0; i < THREAD_CALLS; i++) {
+		fm_memcpy(buf, from, 40 + (size_t)t);
+		fm_memset(buf + 1, i, 64);
+	}
+	return NULL;
+}
+
+static volatile sig_atomic_t handled;
+
+static void on_alarm(int sig)
+{
+	char a[64], b[64];
+
+	(void)sig;
+	memset(b, 1, sizeof(b));
+	fm_memcpy(a, b, 33);
+	__asm__ volatile("" : : "r"(a) : "memory");
+	handled++;
+}
+
+static int child(const char *s)
+{
+
+	if (!strcmp(s, "known")) {
+		copies(100, 1000);
+		for (int i = 0; i < 10; i++)
+			fm_memcpy(dst + 5, src + 7, 1 << 20);
+		for (int i = 0; i < 5; i++)
+			fm_memmove(dst + 1, dst, 50);
+		for (int i = 0; i < 3; i++)
+			fm_memmove(dst + 1, src, 4097);
+		for (int i = 0; i < 7; i++)
+			fm_memset(dst + 64, 1, 64);
+		fm_memset(dst + 1, 0, 0);
+		fm_memset(dst + 1, 0, 0);
+		for (int i = 0; i < 4; i++)
+			fm_memcpy(dst + 128, src + 64, 128);
+	} else if (!strcmp(s, "fork")) {
+		pid_t pid;
+		int st;
+
+		copies(11, 10);
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (!pid) {
+			copies(22, 20);
+			exit(0);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			return 3;
+		copies(33, 30);
+	} else if (!strcmp(s, "threads")) {
+		pthread_t th[4];
+
+		pthread_barrier_init(&start, NULL, 4);
+		for (long t = 0; t < 4; t++)
+			if (pthread_create(&th[t], NULL, thread_main,
+					   (void *)t))
+				return 2;
+		for (int t = 0; t < 4; t++)
+			pthread_join(th[t], NULL);
+	} else if (!strcmp(s, "signal")) {
+		struct sigaction sa;
+		struct itimerval it = { { 0, 200 }, { 0, 200 } };
+		long loops = 0;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+		while (handled < 200 && loops < 200000000L) {
+			fm_memcpy(dst + 1, src + 3, 17);
+			loops++;
+		}
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
+		printf("%ld %ld\n", loops, (long)handled);
+		fflush(stdout);
+	} else if (!strcmp(s, "flush")) {
+		copies(9, 5);
+		if (fm_trace_flush())
+			return 4;
+		_exit(0);
+	} else if (!strcmp(s, "unwrapped")) {
+		printf("%d\n", unwrapped());
+	} else if (strcmp(s, "none")) {
+		fprintf(stderr, "check_trace: unknown scenario '%s'\n", s);
+		return 2;
+	}
+	return 0;
+}
+
+/* --- running it --------------------------------------------------------- */
+
+static char self[PATH_MAX];
+static char tmpdir[PATH_MAX];
+
+struct result {
+	char out[4096];
+	char err[4096];
+	int status;
+	pid_t pid;
+};
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf + len, size - 1 - len)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		if (r > 0)
+			len += (size_t)r;
+	buf[len] = 0;
+}
+
+/* Run this program with --child scenario and FASTMEM_TRACE=trace (none if
+ * NULL), through $TEST_RUNNER. */
+static void run(struct result *res, const char *scenario, const char *trace)
+{
+	char *env[8], *argv[20], tv[PATH_MAX + 32];
+	int out[2], err[2], n = 0, a = 0;
+	char *runner = getenv("TEST_RUNNER");
+	char *copy = runner && *runner ? strdup(runner) : NULL;
+
+	env[n++] = "FASTMEM_SYSTEM_CONFIG=";
+	env[n++] = "FASTMEM_CONFIG=";
+	if (trace) {
+		snprintf(tv, sizeof(tv), "FASTMEM_TRACE=%s", trace);
+		env[n++] = tv;
+	}
+	env[n] = NULL;
+	for (char *tok = copy ? strtok(copy, " ") : NULL; tok && a < 12;
+	     tok = strtok(NULL, " "))
+		argv[a++] = tok;
+	argv[a++] = self;
+	argv[a++] = "--child";
+	argv[a++] = (char *)scenario;
+	argv[a] = NULL;
+
+	ck_assert(pipe(out) == 0 && pipe(err) == 0);
+	res->pid = fork();
+	ck_assert(res->pid >= 0);
+	if (res->pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		execvpe(argv[0], argv, env);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	slurp(out[0], res->out, sizeof(res->out));
+	slurp(err[0], res->err, sizeof(res->err));
+	close(out[0]);
+	close(err[0]);
+	waitpid(res->pid, &res->status, 0);
+	free(copy);
+	ck_assert_msg(WIFEXITED(res->status) && WEXITSTATUS(res->status) == 0,
+		      "child %s failed (status %#x), stderr: %s", scenario,
+		      res->status, res->err);
+}
+
+/* A fresh directory for one test's trace files. */
+static void fresh_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "%s/%s", tmpdir, name);
+	ck_assert_msg(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir,
+		      strerror(errno));
+}
+
+/* The files in dir, sorted; returns how many. */
+static int list(const char *dir, char names[][PATH_MAX], int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert(d != NULL);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && n < max)
+			snprintf(names[n++], PATH_MAX, "%s/%s", dir, e->d_name);
+	closedir(d);
+	return n;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[1 << 16];
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* The number on the line "key COUNT" of the trace (0 if no such line; a
+ * line that is there twice fails). */
+static unsigned long long value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned long long v = 0;
+	int seen = 0;
+
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ') {
+			ck_assert_msg(!seen, "'%s' twice", key);
+			v = strtoull(p + kl + 1, NULL, 10);
+			seen = 1;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return v;
+}
+
+/* Every line "OP SIZE COUNT" of op, summed: the calls the sizes account
+ * for. */
+static unsigned long long sized(const char *text, const char *op)
+{
+	size_t ol = strlen(op);
+	unsigned long long v = 0;
+
+	for (const char *p = text; p && *p;) {
+		const char *sp = strchr(p + ol + 1, ' ');
+		if (!strncmp(p, op, ol) && p[ol] == ' ' && sp)
+			v += strtoull(sp + 1, NULL, 10);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return v;
+}
+
+static void check_readable(const char *path)
+{
+	struct dist d;
+	char err[512];
+
+	ck_assert_msg(dist_load(path, &d, err, sizeof(err)) == 0,
+		      "replay cannot read the trace: %s", err);
+	dist_free(&d);
+}
+
+#define EQ(text, key, want)                                                    \
+	ck_assert_msg(value(text, key) == (want), "%s: %llu, expected %llu",   \
+		      key, value(text, key), (unsigned long long)(want))
+
+START_TEST(known_calls_exact_counts)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[4][PATH_MAX], want[64];
+	struct result r;
+	const char *t;
+
+	fresh_dir(dir, sizeof(dir), "known");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "known", pat);
+	ck_assert_int_eq(list(dir, names, 4), 1);
+	snprintf(want, sizeof(want), "%s/t.%d", dir, (int)r.pid);
+	ck_assert_str_eq(names[0], want);
+	ck_assert_msg(r.err[0] == 0, "stderr: %s", r.err);
+	t = read_all(names[0]);
+	ck_assert_msg(!strncmp(t, "fastmem-trace 1\n", 16), "header: %.40s", t);
+	EQ(t, "calls memcpy", 1014);
+	EQ(t, "memcpy 100", 1000);
+	EQ(t, "memcpy 1048576-2097151", 10);
+	EQ(t, "memcpy 128", 4);
+	EQ(t, "aligned64 memcpy", 4);
+	EQ(t, "overlapping memcpy", 0);
+	EQ(t, "calls memmove", 8);
+	EQ(t, "memmove 50", 5);
+	EQ(t, "memmove 4097-8191", 3);
+	EQ(t, "overlapping memmove", 5);
+	EQ(t, "aligned64 memmove", 0);
+	EQ(t, "calls memset", 9);
+	EQ(t, "memset 64", 7);
+	EQ(t, "memset 0", 2);
+	EQ(t, "aligned64 memset", 7);
+	ck_assert_uint_eq(sized(t, "memcpy"), 1014);
+	ck_assert_uint_eq(sized(t, "memmove"), 8);
+	ck_assert_uint_eq(sized(t, "memset"), 9);
+	check_readable(names[0]);
+}
+END_TEST
+
+START_TEST(fork_each_process_its_own_counts)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[4][PATH_MAX], mine[64];
+	struct result r;
+	int n, parent = -1;
+
+	fresh_dir(dir, sizeof(dir), "fork");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "fork", pat);
+	n = list(dir, names, 4);
+	ck_assert_msg(n == 2, "%d trace files, expected 2", n);
+	snprintf(mine, sizeof(mine), "/t.%d", (int)r.pid);
+	for (int i = 0; i < 2; i++)
+		if (strstr(names[i], mine) &&
+		    !strcmp(strstr(names[i], mine), mine))
+			parent = i;
+	ck_assert_msg(parent >= 0, "no file of the parent %s", mine);
+	const char *t = read_all(names[parent]);
+	EQ(t, "memcpy 11", 10);
+	EQ(t, "memcpy 33", 30);
+	EQ(t, "memcpy 22", 0);
+	EQ(t, "calls memcpy", 40);
+	t = read_all(names[1 - parent]);
+	EQ(t, "memcpy 22", 20);
+	EQ(t, "memcpy 11", 0);
+	EQ(t, "memcpy 33", 0);
+	EQ(t, "calls memcpy", 20);
+}
+END_TEST
+
+START_TEST(threads_lose_no_count)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX], key[32];
+	struct result r;
+
+	fresh_dir(dir, sizeof(dir), "threads");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "threads", pat);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	const char *t = read_all(names[0]);
+	for (int i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "memcpy %d", 40 + i);
+		EQ(t, key, THREAD_CALLS);
+	}
+	EQ(t, "memset 64", 4 * THREAD_CALLS);
+	EQ(t, "calls memcpy", 4 * THREAD_CALLS);
+}
+END_TEST
+
+START_TEST(signal_handler_calls_counted)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+	long loops = -1, handled = -1;
+
+	fresh_dir(dir, sizeof(dir), "signal");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "signal", pat);
+	ck_assert_int_eq(sscanf(r.out, "%ld %ld", &loops, &handled), 2);
+	ck_assert_msg(handled > 0, "no signal arrived (%ld loops)", loops);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	const char *t = read_all(names[0]);
+	EQ(t, "memcpy 17", (unsigned long long)loops);
+	EQ(t, "memcpy 33", (unsigned long long)handled);
+}
+END_TEST
+
+START_TEST(flush_without_exit)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+
+	fresh_dir(dir, sizeof(dir), "flush");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "flush", pat);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	EQ(read_all(names[0]), "memcpy 9", 5);
+}
+END_TEST
+
+START_TEST(unwritable_path_one_warning)
+{
+	char pat[PATH_MAX + 32];
+	struct result r;
+	int lines = 0;
+
+	snprintf(pat, sizeof(pat), "%s/no/such/dir/t.%%p", tmpdir);
+	run(&r, "known", pat);
+	for (const char *p = r.err; (p = strstr(p, "fastmem: ")); p++)
+		lines++;
+	ck_assert_msg(lines == 1, "%d warnings: %s", lines, r.err);
+	ck_assert_msg(strstr(r.err, "FASTMEM_TRACE: cannot write") &&
+			      strstr(r.err, "/no/such/dir/t.") &&
+			      strstr(r.err, "no such file or directory"),
+		      "warning: %s", r.err);
+}
+END_TEST
+
+START_TEST(off_writes_nothing)
+{
+	char dir[PATH_MAX], names[2][PATH_MAX];
+	struct result r;
+
+	fresh_dir(dir, sizeof(dir), "off");
+	ck_assert_int_eq(chdir(dir), 0);
+	run(&r, "known", NULL);
+	run(&r, "known", ""); /* empty: off */
+	ck_assert_int_eq(list(dir, names, 2), 0);
+	ck_assert_str_eq(r.err, "");
+	/* this process traces nothing either, and its calls go straight to
+	 * the variants: tracing off costs nothing */
+	ck_assert_int_eq(fm_trace_flush(), -1);
+	ck_assert_int_eq(unwrapped(), 3);
+	run(&r, "unwrapped", NULL);
+	ck_assert_str_eq(r.out, "3\n");
+	/* on: every call goes through a counting wrapper */
+	run(&r, "unwrapped", "/dev/null");
+	ck_assert_str_eq(r.out, "0\n");
+}
+END_TEST
+
+/* --- the reader of fastmem-bench replay ---------------------------------- */
+
+static const struct {
+	const char *name, *text, *msg;
+} malformed[] = {
+	{ "empty", "", "empty" },
+	{ "blank", "\n  \n", "empty" },
+	{ "binary",
+	  "\x7f"
+	  "ELF\x02\x01",
+	  "neither" },
+	{ "text", "hello world\n", "neither" },
+	{ "version", "fastmem-trace 2\nmemcpy 1 1\n", "version 2" },
+	{ "size", "fastmem-trace 1\nmemcpy 4097 1\n", "not a size" },
+	{ "range", "fastmem-trace 1\nmemcpy 4096-8191 1\n", "range" },
+	{ "range2", "fastmem-trace 1\nmemcpy 8192-10000 1\n", "range" },
+	{ "count", "fastmem-trace 1\nmemcpy 5 -1\n", "count" },
+	{ "count2", "fastmem-trace 1\nmemcpy 5 99999999999999999999\n",
+	  "count" },
+	{ "op", "fastmem-trace 1\nstrcpy 5 1\n", "unknown" },
+	{ "fields", "fastmem-trace 1\nmemcpy 5\n", "three fields" },
+	{ "sum", "fastmem-trace 1\ncalls memcpy 3\nmemcpy 5 2\n", "add up" },
+	{ "nocalls", "fastmem-trace 1\ncalls memcpy 0\n", "no calls" },
+	{ "nul", "fastmem-trace 1\nmemcpy 5\0 1\n", "NUL" },
+	{ "llvm-word", "0.5,0.25,x,0.25\n", "entry 2" },
+	{ "llvm-neg", "0.5,-0.25,0.75\n", "entry 1" },
+	{ "llvm-big", "0.5,1.5\n", "entry 1" },
+	{ "llvm-sum", "0.5,0.2\n", "add up to 0.7" },
+	{ "llvm-empty", "0.5,,0.5\n", "empty" },
+	{ "llvm-zero", "0,0,0\n", "every probability is 0" },
+	{ "llvm-nan", "nan,1\n", "neither" },
+	{ "llvm-space", "0.5 0.5\n", "comma" },
+};
+
+START_TEST(replay_rejects_malformed)
+{
+	struct dist d;
+	char err[512] = "";
+	size_t len = strlen(malformed[_i].text);
+
+	if (!strcmp(malformed[_i].name, "nul"))
+		len = 28;
+	else if (!strcmp(malformed[_i].name, "binary"))
+		len = 6;
+	ck_assert_msg(dist_parse(malformed[_i].name, malformed[_i].text, len,
+				 &d, err, sizeof(err)) == -1,
+		      "%s accepted", malformed[_i].name);
+	ck_assert_msg(strstr(err, malformed[_i].msg) &&
+			      !strncmp(err, malformed[_i].name,
+				       strlen(malformed[_i].name)),
+		      "%s: message '%s' lacks '%s' or the name",
+		      malformed[_i].name, err, malformed[_i].msg);
+}
+END_TEST
+
+START_TEST(llvm_format_read_right)
+{
+	static const char text[] = "0.5,0.25,0,0.125,\n0.125,\n";
+	static const double p[] = { 0.5, 0.25, 0, 0.125, 0.125, 0 };
+	struct dist d;
+	char err[512];
+	unsigned long hist[6] = { 0 };
+	uint64_t st = 1;
+	const int draws = 400000;
+
+	ck_assert_msg(dist_parse("MemcpyHandmade.csv", text, strlen(text), &d,
+				 err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(d.name, "MemcpyHandmade");
+	ck_assert_int_eq(d.format, DIST_LLVM);
+	ck_assert(d.total[DIST_SET] == 0); /* a memcpy distribution */
+	ck_assert_uint_eq(d.max[DIST_COPY], 4);
+	for (int n = 0; n < 6; n++)
+		ck_assert_msg(fabs(dist_prob(&d, DIST_COPY, (size_t)n) - p[n]) <
+				      1e-12,
+			      "P(%d) = %g, expected %g", n,
+			      dist_prob(&d, DIST_COPY, (size_t)n), p[n]);
+	for (int i = 0; i < draws; i++) {
+		size_t n = dist_draw(&d, DIST_COPY, &st);
+		ck_assert_uint_lt(n, 5);
+		hist[n]++;
+	}
+	for (int n = 0; n < 5; n++)
+		ck_assert_msg(fabs((double)hist[n] / draws - p[n]) < 0.005,
+			      "size %d drawn %.4f of the time, expected %g", n,
+			      (double)hist[n] / draws, p[n]);
+	dist_free(&d);
+	/* a name that says neither: both operations */
+	ck_assert_int_eq(
+		dist_parse("fleet.csv", "0,1", 3, &d, err, sizeof(err)), 0);
+	ck_assert(d.total[DIST_COPY] > 0 && d.total[DIST_SET] > 0);
+	ck_assert(dist_prob(&d, DIST_SET, 1) == 1);
+	dist_free(&d);
+}
+END_TEST
+
+START_TEST(trace_ranges_drawn_within)
+{
+	static const char text[] = "fastmem-trace 1\n# comment\n"
+				   "calls memcpy 4\naligned64 memcpy 2\n"
+				   "memcpy 8192-16383 4\n"
+				   "fastmem-trace 1\nmemset 7 3\n";
+	struct dist d;
+	char err[512];
+	uint64_t st = 1;
+
+	ck_assert_msg(dist_parse("t.123", text, strlen(text), &d, err,
+				 sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(d.name, "t.123");
+	ck_assert(d.aligned[DIST_COPY] == 0.5);
+	ck_assert_uint_eq(d.calls[2], 3);
+	for (int i = 0; i < 1000; i++) {
+		size_t n = dist_draw(&d, DIST_COPY, &st);
+		ck_assert(n >= 8192 && n <= 16383);
+		ck_assert_uint_eq(dist_draw(&d, DIST_SET, &st), 7);
+	}
+	dist_free(&d);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s;
+	TCase *tc;
+	int rc;
+
+	if (argc == 3 && !strcmp(argv[1], "--child"))
+		return child(argv[2]);
+	if (!realpath(argv[0], self)) {
+		perror(argv[0]);
+		return 1;
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fastmem-trace-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	s = suite_create("trace");
+	tc = tcase_create("trace");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, known_calls_exact_counts);
+	tcase_add_test(tc, fork_each_process_its_own_counts);
+	tcase_add_test(tc, threads_lose_no_count);
+	tcase_add_test(tc, signal_handler_calls_counted);
+	tcase_add_test(tc, flush_without_exit);
+	tcase_add_test(tc, unwritable_path_one_warning);
+	tcase_add_test(tc, off_writes_nothing);
+	tcase_add_loop_test(tc, replay_rejects_malformed, 0,
+			    (int)(sizeof(malformed) / sizeof(*malformed)));
+	tcase_add_test(tc, llvm_format_read_right);
+	tcase_add_test(tc, trace_ranges_drawn_within);
+	suite_add_tcase(s, tc);
+	rc = run_suite(s);
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return rc;
+}
