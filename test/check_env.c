@@ -36,6 +36,7 @@ static int child(void)
 		printf("%s %s|%s|%zu|%s\n", op_names[op], fm_selected(op),
 		       fm_selected_reason(op), fm_nt_threshold(op),
 		       fm_nt_threshold_source(op));
+	printf("notes %s\n", fm_cpu_notes());
 	printf("usable %s\n", fm_cpu_features());
 	/* the chosen variants must run and be right */
 	for (size_t i = 0; i < sizeof(a); i++)
@@ -638,6 +639,55 @@ START_TEST(config_private_and_long)
 }
 END_TEST
 
+#if defined(__x86_64__) || defined(__i386__)
+/* FASTMEM_PROBE, FASTMEM_STREAM_COLD and their config keys, good and bad:
+ * fastmem-info's notes (fm_cpu_notes) say what is in force. */
+START_TEST(probe_settings)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+
+	run(&r, "FASTMEM_PROBE=off", NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_nonnull(strstr(r.out, "probe: off (FASTMEM_PROBE=off)"));
+	run(&r, "FASTMEM_PROBE=sometimes", NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "FASTMEM_PROBE=\"sometimes\" is not on or off"));
+	ck_assert_ptr_null(strstr(r.out, "probe: off"));
+	run(&r, "FASTMEM_STREAM_COLD=lots", NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "FASTMEM_STREAM_COLD=\"lots\" is not a size"));
+
+	/* with the probe usable, a cold crossover shows in the notes; a
+	 * threshold set alone makes a size policy */
+	if (strstr(r.out, "probe: on")) {
+		run(&r, "FASTMEM_STREAM_COLD=3M", NULL);
+		ck_assert_ptr_nonnull(strstr(
+			r.out, "memset streams data found cold from 3 MiB"));
+		run(&r, "FASTMEM_NT_THRESHOLD=64M", NULL);
+		ck_assert_ptr_nonnull(strstr(
+			r.out, "below its threshold memset never streams"));
+	}
+
+	snprintf(path, sizeof(path), "%s/probe.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "probe = off\nprobe = maybe\nstream_cold = soon\n"
+			 "stream_cold.memset = 5M\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 2);
+	ck_assert_ptr_nonnull(strstr(r.err, ":2: not on or off: maybe"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":3: not a size"));
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "probe: off (config: probe = off)"));
+	/* the environment outranks the file */
+	run(&r, kv, "FASTMEM_PROBE=on", NULL);
+	ck_assert_ptr_null(strstr(r.out, "probe: off"));
+}
+END_TEST
+#endif
+
 int main(int argc, char **argv)
 {
 	Suite *s;
@@ -672,6 +722,9 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, system_config);
 	tcase_add_test(tc, config_size_limit);
 	tcase_add_test(tc, config_private_and_long);
+#if defined(__x86_64__) || defined(__i386__)
+	tcase_add_test(tc, probe_settings);
+#endif
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	char cmd[PATH_MAX + 16];

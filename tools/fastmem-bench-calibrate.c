@@ -323,6 +323,18 @@ static const char *const copy_keys[] = { "nt_threshold.memcpy",
 					 "nt_threshold.memmove" };
 static const char *const set_keys[] = { "nt_threshold.memset",
 					"nt_threshold.clear_page" };
+/* the cold crossover, from which data the residency probe finds cold
+ * streams (x86; the page calls do not probe) */
+static const char *const copy_cold_keys[] = { "stream_cold.memcpy",
+					      "stream_cold.memmove" };
+static const char *const set_cold_keys[] = { "stream_cold.memset", NULL };
+
+/* Does this pair write its cold crossover too?  With both bases measured:
+ * the threshold then says where streaming wins whatever the residency. */
+static int writes_cold(const struct pair *p)
+{
+	return opt.basis == BASIS_BOTH && p->measured[0] && p->measured[1];
+}
 
 /* Is this line one we write (our key, or our comment)? */
 static int ours(const char *line, const struct pair *pairs, int np)
@@ -339,6 +351,14 @@ static int ours(const char *line, const struct pair *pairs, int np)
 		const char *const *keys =
 			pairs[i].op == FM_OP_MEMCPY ? copy_keys : set_keys;
 
+		const char *const *cold = pairs[i].op == FM_OP_MEMCPY
+						  ? copy_cold_keys
+						  : set_cold_keys;
+
+		for (int k = 0; k < 2 && writes_cold(&pairs[i]); k++)
+			if (cold[k] && strlen(cold[k]) == kl &&
+			    !strncmp(p, cold[k], kl))
+				return 1;
 		if (!pairs[i].rec)
 			continue;
 		for (int k = 0; k < 2; k++)
@@ -670,6 +690,22 @@ int cmd_calibrate(void)
 			p->hint[0] ? "FM_HINT_NONTEMPORAL" : p->ser[1].name,
 			p->hint[0] ? "FM_HINT_TEMPORAL" : p->ser[0].name, h, c,
 			p->why);
+		if (writes_cold(p)) {
+			const char *const *cold = p->op == FM_OP_MEMCPY
+							  ? copy_cold_keys
+							  : set_cold_keys;
+
+			if (p->x[1] >= 0)
+				fmt_size_short(p->tab[1]->xval[p->x[1]], a,
+					       sizeof(a));
+			else
+				snprintf(a, sizeof(a), "never");
+			for (int k = 0; k < 2 && cold[k]; k++)
+				bl += (size_t)snprintf(block + bl,
+						       sizeof(block) - bl,
+						       "%s = %s\n", cold[k], a);
+			nrec++;
+		}
 		if (!p->rec)
 			continue;
 		fmt_size_short(p->rec, a, sizeof(a));

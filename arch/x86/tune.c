@@ -50,7 +50,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 		else
 			t->stream_min[op] = smin;
 		t->size_min[op] = smin;
-		/* a threshold the user set is the whole policy */
+		/* a threshold the user set alone is the whole policy */
 		if (explicit_thr[op])
 			t->stream_min[op] = SIZE_MAX;
 	}
@@ -71,7 +71,10 @@ void fm_x86_tune_init(void)
 
 	fm_arch_cache_info(&ci);
 	for (int op = 0; op < FM_X_OPS; op++) {
-		explicit_thr[op] = st->nt_src[ops[op]] != 0;
+		/* a threshold the user set makes a size policy, unless a
+		 * cold crossover was set too (calibrate writes both) */
+		explicit_thr[op] =
+			st->nt_src[ops[op]] && !st->cold_src[ops[op]];
 		/* 0: the class's; "never" as the largest size */
 		cold[op] = st->cold_src[ops[op]] ? st->cold[ops[op]] : 0;
 		cold_set |= cold[op] != 0;
