@@ -20,6 +20,8 @@ static const size_t cold_sizes[] = {
 	32 * MIB, 64 * MIB, 128 * MIB, 256 * MIB,
 };
 static const size_t clear_sizes[] = { 64 * MIB, 128 * MIB, 256 * MIB };
+/* where the streaming decision matters: read back at once, cold or cached */
+static const size_t rb_sizes[] = { 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB };
 
 static void libc_clear(void *p, size_t npages)
 {
@@ -83,7 +85,7 @@ struct region {
 };
 
 /* One table: a job per series, built by kind. */
-enum kind { K_COPY, K_SET, K_CLEAR, K_READBACK };
+enum kind { K_COPY, K_SET, K_CLEAR, K_READBACK, K_COPY_RB };
 
 static void run_table(struct table *t, enum kind kind, const size_t *sizes,
 		      int n, size_t soff, size_t doff, int cold,
@@ -119,7 +121,9 @@ static void run_table(struct table *t, enum kind kind, const size_t *sizes,
 			j->n = sz;
 			switch (kind) {
 			case K_COPY:
-				j->run = run_copy;
+			case K_COPY_RB:
+				j->run =
+					kind == K_COPY ? run_copy : run_copy_rb;
 				j->verify = verify_copy;
 				j->sstep = j->dstep = cold ? st : 0;
 				break;
@@ -180,7 +184,7 @@ int cmd_versus(void)
 	int nc = (int)(sizeof(cold_sizes) / sizeof(*cold_sizes));
 	int nx = (int)(sizeof(clear_sizes) / sizeof(*clear_sizes));
 	size_t maxh = 0;
-	struct region hot, cold;
+	struct region hot, cold, mid;
 	struct table *t;
 	char a[24], sub[200];
 
@@ -217,7 +221,10 @@ int cmd_versus(void)
 	cold.dst = buf_alloc(cold.side, 0x22);
 	hot.src = buf_alloc(hot.side, 0x11);
 	hot.dst = buf_alloc(hot.side, 0x22);
-	progress_begin(2L * nh + 2L * nc + nx + 1);
+	mid.side = PAGE + sweep_stride(rb_sizes[3]) + PAGE;
+	mid.src = buf_alloc(mid.side, 0x11);
+	mid.dst = buf_alloc(mid.side, 0x22);
+	progress_begin(2L * nh + 2L * nc + nx + 1 + 2L * 4 + 1);
 
 	t = two("versus memcpy hot aligned", "memcpy, hot, aligned: GB/s",
 		"the same buffers every call", UNIT_GBS);
@@ -245,6 +252,27 @@ int cmd_versus(void)
 	t->series[0].fn.set = sys_memset;
 	t->series[1].fn.set = fm_memset;
 	run_table(t, K_SET, cold_sizes, nc, 0, 0, 1, &cold);
+
+	/* the cases the residency probe decides: copies read back at once,
+	 * cold and cached, and a memset repeated on the same 16 MiB (perf
+	 * bench mem memset -s 16MB) */
+	t = two("versus memcpy cold readback",
+		"memcpy, cold, then the destination read back: GB/s", sub,
+		UNIT_GBS);
+	t->series[0].fn.copy = sys_memcpy;
+	t->series[1].fn.copy = fm_memcpy;
+	run_table(t, K_COPY_RB, rb_sizes, 4, 0, 0, 1, &cold);
+	t = two("versus memcpy cached readback",
+		"memcpy, cached, then the destination read back: GB/s",
+		"the same buffers every call", UNIT_GBS);
+	t->series[0].fn.copy = sys_memcpy;
+	t->series[1].fn.copy = fm_memcpy;
+	run_table(t, K_COPY_RB, rb_sizes, 4, 0, 0, 0, &mid);
+	t = two("versus memset hot 16M", "memset, hot, 16 MiB: GB/s",
+		"the same buffer every call", UNIT_GBS);
+	t->series[0].fn.set = sys_memset;
+	t->series[1].fn.set = fm_memset;
+	run_table(t, K_SET, rb_sizes + 2, 1, 0, 0, 0, &mid);
 
 	t = two("versus clear_pages cold",
 		"clearing extents, cold: fm_clear_pages vs memset, GB/s", sub,
@@ -284,5 +312,7 @@ int cmd_versus(void)
 	buf_free(cold.dst, cold.side);
 	buf_free(hot.src, hot.side);
 	buf_free(hot.dst, hot.side);
+	buf_free(mid.src, mid.side);
+	buf_free(mid.dst, mid.side);
 	return 0;
 }
