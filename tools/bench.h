@@ -73,7 +73,7 @@ struct options {
 	int dry_run;
 	int system; /* calibrate --system: write the system config */
 	enum basis basis;
-	int thp; /* advise transparent huge pages */
+	int thp;      /* advise transparent huge pages */
 	char **files; /* replay: the distributions named */
 	int nfiles;
 };
@@ -122,6 +122,12 @@ int hint_series(enum fm_op op, struct series *out);
 int variant_wanted(const char *name);
 /* Check every --variant names something in one of ops; exit 2 otherwise. */
 void check_variant_args(const enum fm_op *ops, int nops);
+
+/* The selected policy forced temporal or streaming (the _hint calls). */
+void *copy_temporal(void *d, const void *s, size_t n);
+void *copy_streaming(void *d, const void *s, size_t n);
+void *set_temporal(void *d, int c, size_t n);
+void *set_streaming(void *d, int c, size_t n);
 
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);

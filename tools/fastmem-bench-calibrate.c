@@ -22,26 +22,6 @@
 /* "wins": faster by at least 2% (and "loses": slower by 2%) */
 #define WIN 1.02
 
-static void *copy_temporal(void *d, const void *s, size_t n)
-{
-	return fm_memcpy_hint(d, s, n, FM_HINT_TEMPORAL);
-}
-
-static void *copy_streaming(void *d, const void *s, size_t n)
-{
-	return fm_memcpy_hint(d, s, n, FM_HINT_NONTEMPORAL);
-}
-
-static void *set_temporal(void *d, int c, size_t n)
-{
-	return fm_memset_hint(d, c, n, FM_HINT_TEMPORAL);
-}
-
-static void *set_streaming(void *d, int c, size_t n)
-{
-	return fm_memset_hint(d, c, n, FM_HINT_NONTEMPORAL);
-}
-
 struct pair {
 	enum fm_op op;	  /* FM_OP_MEMCPY or FM_OP_MEMSET */
 	const char *what; /* "copy", "set" */

@@ -466,6 +466,26 @@ int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
 
 static const char *volatile cur_series;
 
+void *copy_temporal(void *d, const void *s, size_t n)
+{
+	return fm_memcpy_hint(d, s, n, FM_HINT_TEMPORAL);
+}
+
+void *copy_streaming(void *d, const void *s, size_t n)
+{
+	return fm_memcpy_hint(d, s, n, FM_HINT_NONTEMPORAL);
+}
+
+void *set_temporal(void *d, int c, size_t n)
+{
+	return fm_memset_hint(d, c, n, FM_HINT_TEMPORAL);
+}
+
+void *set_streaming(void *d, int c, size_t n)
+{
+	return fm_memset_hint(d, c, n, FM_HINT_NONTEMPORAL);
+}
+
 volatile uint64_t read_back_sink;
 
 typedef uint64_t v2u64 __attribute__((vector_size(16)));

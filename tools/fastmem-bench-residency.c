@@ -17,26 +17,6 @@
 
 #include "bench.h"
 
-static void *copy_temporal(void *d, const void *s, size_t n)
-{
-	return fm_memcpy_hint(d, s, n, FM_HINT_TEMPORAL);
-}
-
-static void *copy_streaming(void *d, const void *s, size_t n)
-{
-	return fm_memcpy_hint(d, s, n, FM_HINT_NONTEMPORAL);
-}
-
-static void *set_temporal(void *d, int c, size_t n)
-{
-	return fm_memset_hint(d, c, n, FM_HINT_TEMPORAL);
-}
-
-static void *set_streaming(void *d, int c, size_t n)
-{
-	return fm_memset_hint(d, c, n, FM_HINT_NONTEMPORAL);
-}
-
 static void *copy_dispatched(void *d, const void *s, size_t n)
 {
 	return fm_memcpy(d, s, n);

@@ -35,8 +35,7 @@ static const struct fm_x86_class classes[] = {
 		.name = "AMD Zen 5",
 		.vendor = FM_X86_AMD,
 		.family = 0x1a,
-		.model_lo = 0,
-		.model_hi = 0xff,
+		.models = { { 0, 0xff } },
 		.copy_rep = L1D(1, 2),
 		.set_rep = L2(3, 4),
 		/* cold copies: rep movsb and streaming stores tie */
@@ -52,8 +51,7 @@ static const struct fm_x86_class classes[] = {
 		.name = "AMD Zen 3/Zen 4",
 		.vendor = FM_X86_AMD,
 		.family = 0x19,
-		.model_lo = 0,
-		.model_hi = 0xff,
+		.models = { { 0, 0xff } },
 		.copy_rep = L1D(1, 2),
 		.set_rep = L2(3, 4),
 		/* cold 2-16 MiB copies: streaming +5-43% alone, but 0.5-1.18x
@@ -69,43 +67,11 @@ static const struct fm_x86_class classes[] = {
 			  "and set (a shared, noisy host)",
 	},
 	{
-		/* Sapphire Rapids, Emerald Rapids, Granite Rapids */
+		/* Sapphire, Emerald and Granite Rapids */
 		.name = "Intel server core, 2 MiB L2",
 		.vendor = FM_X86_INTEL,
 		.family = 6,
-		.model_lo = 0x8f,
-		.model_hi = 0x8f,
-		.copy_rep = L1D(1, 2),
-		.set_rep = BYTES(2048),
-		.copy_cold = L2(1, 1),
-		.copy_cached = L2(32, 1),
-		.set_cold = L2(1, 1),
-		.set_cached = L2(8, 1),
-		.source = "shared/measurements/xeon-6-207 (family 6 model 207, "
-			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
-			  "set.txt, copy.txt",
-	},
-	{
-		.name = "Intel server core, 2 MiB L2",
-		.vendor = FM_X86_INTEL,
-		.family = 6,
-		.model_lo = 0xad,
-		.model_hi = 0xae,
-		.copy_rep = L1D(1, 2),
-		.set_rep = BYTES(2048),
-		.copy_cold = L2(1, 1),
-		.copy_cached = L2(32, 1),
-		.set_cold = L2(1, 1),
-		.set_cached = L2(8, 1),
-		.source = "as for model 0x8f/0xcf (same core generation); not "
-			  "measured on this model",
-	},
-	{
-		.name = "Intel server core, 2 MiB L2",
-		.vendor = FM_X86_INTEL,
-		.family = 6,
-		.model_lo = 0xcf,
-		.model_hi = 0xcf,
+		.models = { { 0x8f, 0x8f }, { 0xad, 0xae }, { 0xcf, 0xcf } },
 		.copy_rep = L1D(1, 2),
 		.set_rep = BYTES(2048),
 		.copy_cold = L2(1, 1),
@@ -154,6 +120,18 @@ void fm_x86_cpu_id(struct fm_x86_id *id)
 		id->model |= ((a >> 16) & 0xf) << 4;
 }
 
+int fm_x86_class_matches(const struct fm_x86_class *k,
+			 const struct fm_x86_id *id)
+{
+	if (k->vendor != id->vendor || k->family != id->family)
+		return 0;
+	for (int r = 0; r < FM_X86_MODEL_RANGES; r++)
+		if (k->models[r][1] && id->model >= k->models[r][0] &&
+		    id->model <= k->models[r][1])
+			return 1;
+	return 0;
+}
+
 const struct fm_x86_class *fm_x86_classes(size_t *n,
 					  const struct fm_x86_class **other)
 {
@@ -170,8 +148,7 @@ const struct fm_x86_class *fm_x86_class(void)
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
 		const struct fm_x86_class *k = &classes[i];
 
-		if (k->vendor == id.vendor && k->family == id.family &&
-		    id.model >= k->model_lo && id.model <= k->model_hi)
+		if (fm_x86_class_matches(k, &id))
 			return k;
 	}
 	return &unknown;

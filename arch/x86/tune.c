@@ -113,29 +113,6 @@ static void put(char *buf, size_t size, size_t *len, const char *s)
 	buf[*len] = 0;
 }
 
-static void put_size(char *buf, size_t size, size_t *len, size_t v)
-{
-	const char *unit = " B";
-	char digits[24];
-	int i = 0;
-
-	if (v >= (1 << 20) && !(v & ((1 << 20) - 1))) {
-		v >>= 20;
-		unit = " MiB";
-	} else if (v >= 1024 && !(v & 1023)) {
-		v >>= 10;
-		unit = " KiB";
-	}
-	do {
-		digits[i++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (i && *len + 1 < size)
-		buf[(*len)++] = digits[--i];
-	buf[*len] = 0;
-	put(buf, size, len, unit);
-}
-
 static void put_num(char *buf, size_t size, size_t *len, size_t v)
 {
 	char digits[24];
@@ -148,6 +125,21 @@ static void put_num(char *buf, size_t size, size_t *len, size_t v)
 	while (i && *len + 1 < size)
 		buf[(*len)++] = digits[--i];
 	buf[*len] = 0;
+}
+
+static void put_size(char *buf, size_t size, size_t *len, size_t v)
+{
+	const char *unit = " B";
+
+	if (v >= (1 << 20) && !(v & ((1 << 20) - 1))) {
+		v >>= 20;
+		unit = " MiB";
+	} else if (v >= 1024 && !(v & 1023)) {
+		v >>= 10;
+		unit = " KiB";
+	}
+	put_num(buf, size, len, v);
+	put(buf, size, len, unit);
 }
 
 static char notes[768];

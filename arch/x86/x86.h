@@ -29,11 +29,15 @@ struct fm_crossover {
 	uint32_t mul, div;
 };
 
+#define FM_X86_MODEL_RANGES 4
+
 /* A class of CPUs and where its policies cross over, with the source. */
 struct fm_x86_class {
 	char name[40];
 	uint8_t vendor;
-	uint16_t family, model_lo, model_hi;
+	uint16_t family;
+	/* display models, inclusive ranges; an empty one is {0, 0} */
+	uint16_t models[FM_X86_MODEL_RANGES][2];
 	struct fm_crossover copy_rep; /* vector loop -> rep movsb */
 	struct fm_crossover set_rep;  /* vector loop -> rep stosb */
 	/* streaming wins from here when the data is not cached (the
@@ -45,6 +49,8 @@ struct fm_x86_class {
 
 FM_HIDDEN void fm_x86_cpu_id(struct fm_x86_id *id);
 FM_HIDDEN const struct fm_x86_class *fm_x86_class(void);
+FM_HIDDEN int fm_x86_class_matches(const struct fm_x86_class *k,
+				   const struct fm_x86_id *id);
 /* The table (n entries) and the entry for CPUs it does not match. */
 FM_HIDDEN const struct fm_x86_class *
 fm_x86_classes(size_t *n, const struct fm_x86_class **other);
