@@ -118,12 +118,17 @@ struct fm_settings {
 	uint8_t user_state, system_state; /* enum fm_file_state */
 	uint8_t secure;			  /* AT_SECURE: caller ignored */
 	uint8_t probe, probe_src; /* FASTMEM_PROBE / probe: FM_PROBE_* */
+	uint8_t tsc_disabled;	  /* prctl(PR_GET_TSC) said SIGSEGV */
 	/* FASTMEM_STREAM_COLD / stream_cold[.op]: from this size data the
 	 * probe finds cold streams (the CPU class's crossover otherwise) */
 	size_t cold[FM_OP_COUNT];
 	uint8_t cold_src[FM_OP_COUNT];
-	char trace[FM_PATH_MAX];	  /* FASTMEM_TRACE, "" off */
+	char trace[FM_PATH_MAX]; /* FASTMEM_TRACE, "" off */
 };
+
+/* Did the process start with rdtsc disabled (prctl PR_SET_TSC, inherited
+ * across exec)?  Asked once, with the settings.  x86 only. */
+FM_HIDDEN int fm_tsc_disabled(void);
 
 /* The residency probe: on unless the environment or a config says off. */
 enum { FM_PROBE_AUTO, FM_PROBE_ON, FM_PROBE_OFF };

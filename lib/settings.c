@@ -919,6 +919,18 @@ static void load(struct fm_settings *st, int warn)
 	if (!FM_HAVE_RAW_SYSCALLS)
 		return;
 	st->secure = (uint8_t)secure_mode();
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		/* asked here, at the first resolution, and not on a copy's
+		 * path, which must make no system call (a sandbox installed
+		 * later may forbid prctl) */
+		int tsc = 0;
+
+		if (fm_syscall5(SYS_prctl, 25 /* PR_GET_TSC */, (long)&tsc, 0,
+				0, 0) == 0)
+			st->tsc_disabled = tsc == 2; /* PR_TSC_SIGSEGV */
+	}
+#endif
 
 	if (!st->secure) {
 		int fd = fm_open("/proc/self/environ");
@@ -998,6 +1010,13 @@ void fm_settings_parse(struct fm_settings *st, const char *env, size_t envlen,
 	feed(&sc, config, configlen < FM_CONFIG_MAX ? configlen : FM_CONFIG_MAX,
 	     '\n', config_line);
 	finish(&sc, config_line);
+}
+
+int fm_tsc_disabled(void)
+{
+	struct fm_settings scratch;
+
+	return fm_settings_get(&scratch)->tsc_disabled;
 }
 
 const char *fm_source_path(const struct fm_settings *st, enum fm_source src)

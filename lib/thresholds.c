@@ -41,8 +41,12 @@ static size_t detected(enum fm_op op, const struct fm_cache_info *ci)
 	if (!l2)
 		return 0;
 #if FM_ARCH_CLASSES
-	/* the CPU class's "streams even when cached" crossover */
-	return fm_arch_nt_default(op, ci);
+	/* the CPU class's "streams even when cached" crossover (0: the
+	 * formula, for the page calls, which never probe) */
+	size_t t = fm_arch_nt_default(op, ci);
+
+	if (t)
+		return t;
 #endif
 	switch (op) {
 	case FM_OP_MEMSET:
@@ -138,6 +142,13 @@ const char *fm_nt_threshold_source(enum fm_op op)
 		break;
 	case FM_SRC_DETECTED:
 #if FM_ARCH_CLASSES
+		if (op == FM_OP_COPY_PAGE || op == FM_OP_CLEAR_PAGE) {
+			put(buf, sizeof(source_text[op]), &len,
+			    op == FM_OP_CLEAR_PAGE
+				    ? "detected (4 x L2 per thread)"
+				    : "detected (32 x L2 per thread)");
+			break;
+		}
 		put(buf, sizeof(source_text[op]), &len, "detected (class ");
 		put(buf, sizeof(source_text[op]), &len, fm_arch_class_name());
 		put(buf, sizeof(source_text[op]), &len,

@@ -684,6 +684,13 @@ START_TEST(probe_settings)
 	/* the environment outranks the file */
 	run(&r, kv, "FASTMEM_PROBE=on", NULL);
 	ck_assert_ptr_null(strstr(r.out, "probe: off"));
+
+	/* a threshold with a cold crossover but the probe off: the threshold
+	 * alone decides */
+	run(&r, "FASTMEM_NT_THRESHOLD=64M", "FASTMEM_STREAM_COLD=1M",
+	    "FASTMEM_PROBE=off", NULL);
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "below its threshold memset never streams"));
 }
 END_TEST
 #endif

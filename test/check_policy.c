@@ -72,7 +72,7 @@ END_TEST
 /* The CPU this runs on matches at most one entry. */
 START_TEST(one_class_per_cpu)
 {
-	const struct fm_x86_class *other, *t;
+	const struct fm_x86_class *other, *t, *match = NULL;
 	struct fm_x86_id id;
 	size_t n;
 	int hits = 0;
@@ -80,11 +80,65 @@ START_TEST(one_class_per_cpu)
 	t = fm_x86_classes(&n, &other);
 	fm_x86_cpu_id(&id);
 	for (size_t i = 0; i < n; i++)
-		hits += fm_x86_class_matches(&t[i], &id);
+		if (fm_x86_class_matches(&t[i], &id)) {
+			hits++;
+			match = &t[i];
+		}
 	ck_assert_int_le(hits, 1);
-	ck_assert_ptr_eq(fm_x86_class(), hits ? fm_x86_class() : other);
-	if (!hits)
-		ck_assert_ptr_eq(fm_x86_class(), other);
+	ck_assert_ptr_eq(fm_x86_class(), hits ? match : other);
+}
+END_TEST
+
+static const struct fm_x86_class *class_named(const char *name)
+{
+	for (int i = 0; i < nclasses(); i++)
+		if (!strcmp(class_at(i)->name, name))
+			return class_at(i);
+	ck_abort_msg("no class %s", name);
+	return NULL;
+}
+
+/*
+ * The crossovers each measured class must give on the machine it was
+ * measured on (the table's entries restated, so that an edit of the table
+ * that changes them is seen): sizes in bytes, SIZE_MAX for never.
+ */
+START_TEST(golden_crossovers)
+{
+	static const struct {
+		const char *cls;
+		int cache; /* index into caches[] */
+		size_t copy_rep, set_rep, copy_cold, set_cold, copy_thr,
+			set_thr;
+	} want[] = {
+		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 384 << 10, SIZE_MAX,
+		  2 << 20, 16 << 20, 32 << 20 },
+		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, 2048,
+		  2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20 },
+	};
+	struct fm_x86_probe_cal cal = { 40, 400, 800, "" };
+	int expl[FM_X_OPS] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct fm_x86_class *k = class_named(want[i].cls);
+		const struct fm_cache_info *ci = &caches[want[i].cache];
+		struct fm_x86_tune t;
+		size_t cc = k->copy_cold.base == FM_X_NEVER
+				    ? SIZE_MAX
+				    : fm_x86_crossover(k->copy_cold, ci);
+
+		memset(&t, 0, sizeof(t));
+		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms), &cal, 1, expl,
+				    NULL);
+		ck_assert_uint_eq(t.copy_rep_min, want[i].copy_rep);
+		ck_assert_uint_eq(t.set_rep_min, want[i].set_rep);
+		ck_assert_uint_eq(cc, want[i].copy_cold);
+		ck_assert_uint_eq(t.stream_min[FM_X_SET], want[i].set_cold);
+		ck_assert_uint_eq(fm_x86_crossover(k->copy_cached, ci),
+				  want[i].copy_thr);
+		ck_assert_uint_eq(fm_x86_crossover(k->set_cached, ci),
+				  want[i].set_thr);
+	}
 }
 END_TEST
 
@@ -195,6 +249,7 @@ int main(void)
 
 	tcase_add_test(tc, table_is_sane);
 	tcase_add_test(tc, one_class_per_cpu);
+	tcase_add_test(tc, golden_crossovers);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
 	tcase_add_test(tc, probe_calibration);
 	suite_add_tcase(s, tc);

@@ -335,7 +335,9 @@ static int ours(const char *line, const struct pair *pairs, int np)
 						  ? copy_cold_keys
 						  : set_cold_keys;
 
-		for (int k = 0; k < 2 && writes_cold(&pairs[i]); k++)
+		/* always ours: an old one beside a new threshold would
+		 * change what the threshold means */
+		for (int k = 0; k < 2; k++)
 			if (cold[k] && strlen(cold[k]) == kl &&
 			    !strncmp(p, cold[k], kl))
 				return 1;

@@ -86,7 +86,7 @@ static const struct fm_x86_class classes[] = {
 
 /* CPUs no entry matches: the formula of the first machine, size alone. */
 static const struct fm_x86_class unknown = {
-	.name = "unknown (cache-size formula)",
+	.name = "unknown CPU",
 	.copy_rep = L1D(1, 2),
 	.set_rep = L2(3, 4),
 	.copy_cold = NEVER,
@@ -182,10 +182,11 @@ size_t fm_arch_nt_default(enum fm_op op, const struct fm_cache_info *ci)
 {
 	const struct fm_x86_class *k = fm_x86_class();
 
-	return fm_x86_crossover(op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
-					? k->set_cached
-					: k->copy_cached,
-				ci);
+	/* the page calls never probe: they keep the size formula */
+	if (op == FM_OP_COPY_PAGE || op == FM_OP_CLEAR_PAGE)
+		return 0;
+	return fm_x86_crossover(
+		op == FM_OP_MEMSET ? k->set_cached : k->copy_cached, ci);
 }
 
 const char *fm_arch_class_name(void)

@@ -17,8 +17,6 @@
 
 #include "x86.h"
 
-static volatile unsigned probe_sink;
-
 static inline uint64_t tsc_start(void)
 {
 	uint32_t lo, hi;
@@ -54,7 +52,7 @@ static __attribute__((noinline)) uint32_t probe8(const unsigned char *p,
 	v = q[0] + q[step] + q[2 * step] + q[3 * step] + q[4 * step] +
 	    q[5 * step] + q[6 * step] + q[7 * step];
 	t1 = tsc_stop();
-	probe_sink = v;
+	__asm__ volatile("" : : "r"(v)); /* the loads happened */
 	return t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
 }
 
@@ -86,6 +84,12 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal)
 
 	cal->cached = cal->memory = cal->limit = 0;
 	cal->why = "";
+	if (fm_tsc_disabled()) {
+		/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) when the process started:
+		 * rdtsc would kill it */
+		cal->why = "the time stamp counter is disabled (PR_SET_TSC)";
+		return 0;
+	}
 	if (__get_cpuid_max(0x80000000u, 0) < 0x80000007u) {
 		cal->why = "no invariant TSC";
 		return 0;

@@ -56,7 +56,37 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	}
 }
 
-void fm_x86_tune_init(void)
+/* Store t into *c field by field (the same values from every writer),
+ * then mark it ready. */
+static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
+{
+	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);
+	for (int op = 0; op < FM_X_OPS; op++) {
+		__atomic_store_n(&c->stream_min[op], t->stream_min[op],
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&c->size_min[op], t->size_min[op],
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&c->probe_limit, t->probe_limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probe, t->probe, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* The crossovers without the probe: deterministic, so any number of
+ * writers store the same values. */
+static struct fm_x86_tune without_probe;
+/* 0: not calibrated, 1: being calibrated, 2: done (the cache is ready) */
+static int cal_state;
+
+/*
+ * The probe's calibration is a measurement, so exactly one caller makes it
+ * (claimed with a compare-and-swap) and publishes the result; a caller that
+ * finds it in progress (another thread, or a signal handler that
+ * interrupted it) uses the crossovers without the probe meanwhile.
+ */
+const struct fm_x86_tune *fm_x86_tune_init(void)
 {
 	static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
 						  FM_OP_MEMSET };
@@ -66,44 +96,52 @@ void fm_x86_tune_init(void)
 	struct fm_cache_info ci;
 	struct fm_x86_probe_cal cal = { 0, 0, 0, "" };
 	struct fm_x86_tune t;
-	int explicit_thr[FM_X_OPS], probe = 0, want, cold_set = 0;
+	int explicit_thr[FM_X_OPS], probe = 0, want, cold_set = 0, idle = 0;
 	size_t cold[FM_X_OPS];
 
 	fm_arch_cache_info(&ci);
 	for (int op = 0; op < FM_X_OPS; op++) {
-		/* a threshold the user set makes a size policy, unless a
-		 * cold crossover was set too (calibrate writes both) */
-		explicit_thr[op] =
-			st->nt_src[ops[op]] && !st->cold_src[ops[op]];
-		/* 0: the class's; "never" as the largest size */
-		cold[op] = st->cold_src[ops[op]] ? st->cold[ops[op]] : 0;
+		uint8_t csrc = st->cold_src[ops[op]];
+
+		/* a set cold crossover counts unless a threshold set with more
+		 * weight (the environment over a config file) came alone; 0
+		 * (unset) is "the class's", so a set 0 is 1 byte */
+		if (csrc && csrc < st->nt_src[ops[op]])
+			csrc = 0;
+		cold[op] =
+			csrc ? (st->cold[ops[op]] ? st->cold[ops[op]] : 1) : 0;
 		cold_set |= cold[op] != 0;
+		explicit_thr[op] = st->nt_src[ops[op]] != 0;
 	}
 	want = st->probe != FM_PROBE_OFF &&
 	       (k->copy_cold.base != FM_X_NEVER ||
 		k->set_cold.base != FM_X_NEVER || cold_set);
+	if (want &&
+	    !__atomic_compare_exchange_n(&cal_state, &idle, 1, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&fm_x86_tune_cache.ready, __ATOMIC_ACQUIRE))
+			return &fm_x86_tune_cache;
+		want = 0; /* being calibrated elsewhere: without, for now */
+		fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, 0,
+				    explicit_thr, cold);
+		publish(&without_probe, &t);
+		return &without_probe;
+	}
 	if (want)
 		probe = fm_x86_probe_calibrate(&cal);
+	/* a threshold set alone, or with a cold crossover but no probe to
+	 * use it, is the whole policy */
+	for (int op = 0; op < FM_X_OPS; op++)
+		explicit_thr[op] = explicit_thr[op] && !(cold[op] && probe);
 	fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, probe,
 			    explicit_thr, cold);
+	/* read only after the release below (the notes) */
 	probe_wanted = want;
 	probe_cal = cal;
-	/* field by field: the same values from every thread */
-	__atomic_store_n(&fm_x86_tune_cache.copy_rep_min, t.copy_rep_min,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.set_rep_min, t.set_rep_min,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.clzero, t.clzero, __ATOMIC_RELAXED);
-	for (int op = 0; op < FM_X_OPS; op++) {
-		__atomic_store_n(&fm_x86_tune_cache.stream_min[op],
-				 t.stream_min[op], __ATOMIC_RELAXED);
-		__atomic_store_n(&fm_x86_tune_cache.size_min[op],
-				 t.size_min[op], __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&fm_x86_tune_cache.probe_limit, t.probe_limit,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.probe, t.probe, __ATOMIC_RELAXED);
-	__atomic_store_n(&fm_x86_tune_cache.ready, 1, __ATOMIC_RELEASE);
+	publish(&fm_x86_tune_cache, &t);
+	if (want)
+		__atomic_store_n(&cal_state, 2, __ATOMIC_RELEASE);
+	return &fm_x86_tune_cache;
 }
 
 static void put(char *buf, size_t size, size_t *len, const char *s)

@@ -114,14 +114,14 @@ fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 		    const size_t *cold_override);
 
 extern FM_HIDDEN struct fm_x86_tune fm_x86_tune_cache;
-FM_HIDDEN void fm_x86_tune_init(void);
+FM_HIDDEN const struct fm_x86_tune *fm_x86_tune_init(void);
 FM_HIDDEN const char *fm_x86_tune_notes(void);
 
 static inline const struct fm_x86_tune *fm_x86_tune(void)
 {
 	if (FM_UNLIKELY(!__atomic_load_n(&fm_x86_tune_cache.ready,
 					 __ATOMIC_ACQUIRE)))
-		fm_x86_tune_init();
+		return fm_x86_tune_init();
 	return &fm_x86_tune_cache;
 }
 
