@@ -68,11 +68,11 @@ struct job {
 	const char *src;
 	int c;
 	enum fm_hint hint;
-	size_t n;	/* bytes */
-	size_t head;	/* bytes before the destination's first page boundary */
-	size_t chunk;	/* bytes per chunk, a page multiple */
+	size_t n;     /* bytes */
+	size_t head;  /* bytes before the destination's first page boundary */
+	size_t chunk; /* bytes per chunk, a page multiple */
 	size_t nchunks;
-	size_t next;	/* next chunk to take (atomic) */
+	size_t next; /* next chunk to take (atomic) */
 };
 
 static struct {
@@ -85,7 +85,7 @@ static struct {
 	unsigned slots;	 /* helpers still wanted for the job */
 	unsigned active; /* helpers working on it */
 	int quit;
-	int busy; /* atomic: a call (or fork) owns the pool */
+	int busy;	      /* atomic: a call (or fork) owns the pool */
 	unsigned long failed; /* atomic: thread creations that failed */
 	struct job job;
 } pool = {
@@ -367,8 +367,8 @@ static enum fm_hint decide(enum fm_op op, size_t n)
 					: FM_HINT_TEMPORAL;
 }
 
-void *fm_memcpy_parallel(void *restrict dst, const void *restrict src,
-			 size_t n, unsigned nthreads)
+void *fm_memcpy_parallel(void *restrict dst, const void *restrict src, size_t n,
+			 unsigned nthreads)
 {
 	struct job j;
 	unsigned t = thread_count(n, nthreads);
@@ -457,7 +457,8 @@ void fm_parallel_info(struct fm_parallel_info *info)
 		parts[2] = ")";
 	}
 	for (int i = 0; i < 3; i++)
-		for (const char *p = parts[i]; *p && len + 1 < sizeof(cap_text);)
+		for (const char *p = parts[i];
+		     *p && len + 1 < sizeof(cap_text);)
 			cap_text[len++] = *p++;
 	cap_text[len] = 0;
 	info->cap_source = cap_text;

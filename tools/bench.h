@@ -42,6 +42,7 @@ enum cmd {
 	CMD_EXTENT,
 	CMD_CALIBRATE,
 	CMD_VERSUS,
+	CMD_PARALLEL,
 	CMD_COUNT
 };
 
@@ -71,6 +72,8 @@ struct options {
 	int dry_run;
 	enum basis basis;
 	int thp; /* advise transparent huge pages */
+	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
+	int nthreads;
 };
 
 extern struct options opt;
@@ -275,5 +278,6 @@ int cmd_extent(void);
 int cmd_calibrate(void);
 int calibrate_check(void); /* the config path can be had, before the header */
 int cmd_versus(void);
+int cmd_parallel(void);
 
 #endif /* FASTMEM_BENCH_H */
