@@ -173,6 +173,7 @@ static const char *missing(const char *isa, char *buf, size_t len)
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
+	struct fm_parallel_info pi;
 	char a[32], b[32], c[32], sa[16], sb[16];
 
 	fm_cache_info(&ci);
@@ -201,9 +202,15 @@ static void print_text(const struct identity *id)
 	       sharing(ci.l3_sharing, sb, sizeof(sb)));
 	if (fm_cpu_notes()[0])
 		printf("notes       %s\n", fm_cpu_notes());
-	printf("preloaded   %s\n\n",
+	printf("preloaded   %s\n",
 	       fm_preloaded() ? "yes: this process's memcpy is libfastmem's"
 			      : "no");
+	fm_parallel_info(&pi);
+	human_size(pi.split_min, a, sizeof(a));
+	printf("parallel    %u thread%s automatic (%u CPUs in the affinity "
+	       "mask, cap %u: %s);\n            one thread below %s\n\n",
+	       pi.threads, pi.threads == 1 ? "" : "s", pi.cpus, pi.cap,
+	       pi.cap_source, a);
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -235,6 +242,7 @@ static void print_text(const struct identity *id)
 static void print_json(const struct identity *id)
 {
 	struct fm_cache_info ci;
+	struct fm_parallel_info pi;
 
 	fm_cache_info(&ci);
 	printf("{\"version\":");
@@ -257,8 +265,14 @@ static void print_json(const struct identity *id)
 	       ci.line, ci.l1d, ci.l2, ci.l2_sharing, ci.l3, ci.l3_sharing);
 	printf(",\"notes\":");
 	json_str(fm_cpu_notes());
-	printf(",\"preloaded\":%s,\"operations\":{",
-	       fm_preloaded() ? "true" : "false");
+	printf(",\"preloaded\":%s", fm_preloaded() ? "true" : "false");
+	fm_parallel_info(&pi);
+	printf(",\"parallel\":{\"threads\":%u,\"cpus\":%u,\"cap\":%u,"
+	       "\"cap_source\":",
+	       pi.threads, pi.cpus, pi.cap);
+	json_str(pi.cap_source);
+	printf(",\"split_min\":%zu}", pi.split_min);
+	printf(",\"operations\":{");
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
 		size_t n = fm_variants(op, &list);
@@ -306,7 +320,8 @@ static void usage(FILE *f)
 		"Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, "
 		"FASTMEM_MEMSET,\n"
 		"FASTMEM_COPY_PAGE, FASTMEM_CLEAR_PAGE, FASTMEM_DISABLE,\n"
-		"FASTMEM_NT_THRESHOLD, FASTMEM_CONFIG; see fastmem(3).\n");
+		"FASTMEM_NT_THRESHOLD, FASTMEM_THREADS, FASTMEM_CONFIG; see "
+		"fastmem(3).\n");
 }
 
 int main(int argc, char **argv)
