@@ -20,9 +20,14 @@ SUDO=
 export DEBIAN_FRONTEND=noninteractive
 
 base=(build-essential autoconf automake libtool pkg-config check libcpuid-dev)
-tests=(valgrind qemu-user gcc-powerpc64-linux-gnu gcc-aarch64-linux-gnu lib32gcc-12-dev
+# Cross compilers come without their C libraries under
+# --no-install-recommends: name them, or the ppc64/aarch64 stages fail with
+# "C compiler cannot create executables" on a fresh machine.
+tests=(valgrind qemu-user gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross lib32gcc-12-dev
 	libc6-dev-i386 coreutils gzip xz-utils python3 git linux-perf
-	gnuplot-nox ca-certificates)
+	gnuplot-nox ca-certificates clang libclang-rt-14-dev util-linux
+	libcap2-bin)
 i386=(check:i386)
 
 if [ $all = yes ] && ! dpkg --print-foreign-architectures | grep -qx i386; then
