@@ -37,6 +37,7 @@ run page 2 page --region 64M
 run readback 4 readback --pages 1,8
 run extent 1 extent -s 2M,4M
 run versus 6 versus -s 8,4K
+run parallel 3 parallel -s 16M,32M --threads 2,0 --region 128M
 
 # machine-readable forms of one of them
 # shellcheck disable=SC2086
