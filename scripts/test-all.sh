@@ -86,7 +86,7 @@ stage_valgrind() {
 	# reuses the native build; children too (Check forks per test)
 	FASTMEM_TEST_QUICK=1 check_in build/native \
 		TESTS="test/check_variants test/check_api test/check_parallel" \
-		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite" \
+		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --vgdb=no" \
 		TEST_SUITE_LOG=valgrind-suite.log
 }
 
