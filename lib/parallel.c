@@ -308,17 +308,34 @@ static unsigned thread_count(size_t n, unsigned nthreads)
 	return nthreads > most ? (unsigned)(most ? most : 1) : nthreads;
 }
 
-/*
- * Cut j (kind, dst, src, c, n, hint set) into chunks for t threads and run
- * it with the pool's help.  Returns 0 if it was not run (no helper to be
- * had): the caller then makes the single-thread call.
- */
-static int split(struct job *j, unsigned t)
+/* The single-thread policy's decision for the whole call. */
+static enum fm_hint decide(enum kind kind, size_t n)
 {
+	static const enum fm_op ops[] = { [K_COPY] = FM_OP_MEMCPY,
+					  [K_SET] = FM_OP_MEMSET,
+					  [K_CLEAR] = FM_OP_CLEAR_PAGE };
+
+	return n >= fm_nt_threshold(ops[kind]) ? FM_HINT_NONTEMPORAL
+					       : FM_HINT_TEMPORAL;
+}
+
+/*
+ * Cut the call (kind, dst, src, c, n bytes) into chunks for t threads and
+ * run it with the pool's help.  Returns 0 if it was not run (one thread, or
+ * no helper to be had): the caller then makes the single-thread call.
+ */
+static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
+		 unsigned t)
+{
+	struct job *j = &pool.job;
+	enum fm_hint hint;
 	unsigned helpers;
 	size_t body;
 
-	if (t < 2 || !try_own())
+	if (t < 2)
+		return 0;
+	hint = decide(kind, n);
+	if (!try_own())
 		return 0;
 	pthread_mutex_lock(&pool.lock);
 	grow(t - 1);
@@ -329,10 +346,17 @@ static int split(struct job *j, unsigned t)
 		return 0;
 	}
 	t = helpers + 1;
-	j->head = (size_t)(-(uintptr_t)j->dst & (PAGE - 1));
-	if (j->head > j->n)
-		j->head = j->n;
-	body = j->n - j->head;
+	/* no helper is active: the job is ours to write */
+	j->kind = kind;
+	j->dst = dst;
+	j->src = src;
+	j->c = c;
+	j->n = n;
+	j->hint = hint;
+	j->head = (size_t)(-(uintptr_t)dst & (PAGE - 1));
+	if (j->head > n)
+		j->head = n;
+	body = n - j->head;
 	j->chunk = body / ((size_t)t * CHUNKS_PER_THREAD);
 	j->chunk = (j->chunk + PAGE - 1) & ~(PAGE - 1);
 	if (j->chunk < CHUNK_MIN)
@@ -340,16 +364,7 @@ static int split(struct job *j, unsigned t)
 	j->nchunks = (body + j->chunk - 1) / j->chunk;
 	if (!j->nchunks)
 		j->nchunks = 1;
-	pool.job.kind = j->kind;
-	pool.job.dst = j->dst;
-	pool.job.src = j->src;
-	pool.job.c = j->c;
-	pool.job.hint = j->hint;
-	pool.job.n = j->n;
-	pool.job.head = j->head;
-	pool.job.chunk = j->chunk;
-	pool.job.nchunks = j->nchunks;
-	pool.job.next = 0;
+	j->next = 0;
 	pool.slots = helpers;
 	if (helpers == pool.nworkers)
 		pthread_cond_broadcast(&pool.work);
@@ -358,7 +373,7 @@ static int split(struct job *j, unsigned t)
 			pthread_cond_signal(&pool.work);
 	pthread_mutex_unlock(&pool.lock);
 
-	work(&pool.job);
+	work(j);
 
 	pthread_mutex_lock(&pool.lock);
 	pool.slots = 0;
@@ -369,73 +384,31 @@ static int split(struct job *j, unsigned t)
 	return 1;
 }
 
-/* The single-thread policy's decision for the whole call. */
-static enum fm_hint decide(enum fm_op op, size_t n)
-{
-	return n >= fm_nt_threshold(op) ? FM_HINT_NONTEMPORAL
-					: FM_HINT_TEMPORAL;
-}
-
 void *fm_memcpy_parallel(void *restrict dst, const void *restrict src, size_t n,
 			 unsigned nthreads)
 {
-	struct job j;
-	unsigned t = thread_count(n, nthreads);
-
 	/* chunks of overlapping buffers would read what others wrote */
-	if (t < 2 || fm_overlaps(dst, src, n))
-		return fm_memcpy(dst, src, n);
-	j.kind = K_COPY;
-	j.dst = dst;
-	j.src = src;
-	j.c = 0;
-	j.n = n;
-	j.hint = decide(FM_OP_MEMCPY, n);
-	if (!split(&j, t))
+	if (fm_overlaps(dst, src, n) ||
+	    !split(K_COPY, dst, src, 0, n, thread_count(n, nthreads)))
 		return fm_memcpy(dst, src, n);
 	return dst;
 }
 
 void *fm_memset_parallel(void *dst, int c, size_t n, unsigned nthreads)
 {
-	struct job j;
-	unsigned t = thread_count(n, nthreads);
-
-	if (t < 2)
-		return fm_memset(dst, c, n);
-	j.kind = K_SET;
-	j.dst = dst;
-	j.src = NULL;
-	j.c = c;
-	j.n = n;
-	j.hint = decide(FM_OP_MEMSET, n);
-	if (!split(&j, t))
+	if (!split(K_SET, dst, NULL, c, n, thread_count(n, nthreads)))
 		return fm_memset(dst, c, n);
 	return dst;
 }
 
 void fm_clear_pages_parallel(void *page, size_t npages, unsigned nthreads)
 {
-	struct job j;
 	size_t n = npages * PAGE;
-	unsigned t = thread_count(n, nthreads);
 
 	/* misaligned: as fm_clear_pages does, a memset */
-	if ((uintptr_t)page & (PAGE - 1)) {
+	if ((uintptr_t)page & (PAGE - 1))
 		fm_memset_parallel(page, 0, n, nthreads);
-		return;
-	}
-	if (t < 2) {
-		fm_clear_pages(page, npages);
-		return;
-	}
-	j.kind = K_CLEAR;
-	j.dst = page;
-	j.src = NULL;
-	j.c = 0;
-	j.n = n;
-	j.hint = decide(FM_OP_CLEAR_PAGE, n);
-	if (!split(&j, t))
+	else if (!split(K_CLEAR, page, NULL, 0, n, thread_count(n, nthreads)))
 		fm_clear_pages(page, npages);
 }
 
