@@ -71,7 +71,7 @@ struct options {
 	int progress;	/* -1 auto (tty), 0 off, 1 on */
 	int dry_run;
 	enum basis basis;
-	int thp; /* advise transparent huge pages */
+	int thp;	      /* advise transparent huge pages */
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
 };
@@ -124,6 +124,9 @@ void check_variant_args(const enum fm_op *ops, int nops);
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);
 extern void *(*volatile sys_memset)(void *, int, size_t);
+/* memset(p, 0, npages * 4096) of the system; "glibc" or "libc". */
+void libc_clear(void *p, size_t npages);
+const char *libc_label(void);
 
 /* --- jobs and measurement ------------------------------------------------ */
 
@@ -240,6 +243,25 @@ struct cell *table_cell(struct table *t, int series, int point);
 void table_add_point(struct table *t, size_t value, const char *label);
 /* Print (text, CSV) now; keep for JSON and --plot. */
 void table_emit(struct table *t);
+
+/* Source and destination regions (each starts with a guard page). */
+struct region {
+	char *src, *dst;
+	size_t side;
+};
+
+enum sweep_kind { SWEEP_COPY, SWEEP_SET, SWEEP_CLEAR, SWEEP_READBACK };
+
+/*
+ * Measure every series of t at each of the sizes (added as its points):
+ * copies, sets of byte c, page clears (size / 4096 pages), or one page
+ * cleared and read back, on r->src + 4096 + soff and r->dst + 4096 + doff;
+ * cold: swept over r->side, else the same buffers every call.  The footer
+ * and table_emit() are the caller's.
+ */
+void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
+		 int n, size_t soff, size_t doff, int cold,
+		 const struct region *r, int c);
 
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */

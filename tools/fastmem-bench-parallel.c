@@ -64,20 +64,6 @@ static const struct {
 static const size_t def_sizes[] = { 64 * MIB, 256 * MIB, 512 * MIB, GIB };
 static const size_t quick_sizes[] = { 64 * MIB, 256 * MIB };
 
-static void libc_clear(void *p, size_t npages)
-{
-	sys_memset(p, 0, npages * PAGE);
-}
-
-static const char *libc_label(void)
-{
-#ifdef __GLIBC__
-	return "glibc";
-#else
-	return "libc";
-#endif
-}
-
 static unsigned cpus(void)
 {
 	cpu_set_t set;
@@ -112,11 +98,6 @@ static int thread_counts(void)
 }
 
 enum kind { K_COPY, K_SET, K_CLEAR };
-
-struct region {
-	char *src, *dst;
-	size_t side;
-};
 
 /* ratio of the medians of series a and b at point x, 0 if either is not
  * there */
@@ -169,7 +150,6 @@ static void run_table(enum kind kind, int cold, const size_t *sizes, int n,
 					      "fm_clear_pages" };
 	struct table *t;
 	char id[64], a[24];
-	size_t pos = 0;
 	int autos = -1;
 
 	snprintf(id, sizeof(id), "parallel %s %s", op[kind],
@@ -232,57 +212,11 @@ static void run_table(enum kind kind, int cold, const size_t *sizes, int n,
 		if (kind == K_CLEAR)
 			s->fn.clear = wrappers[k].clear;
 	}
-	for (int x = 0; x < n; x++)
-		table_add_point(t, sizes[x], NULL);
-	for (int x = 0; x < n; x++) {
-		struct job jobs[MAX_SERIES];
-		struct cell out[MAX_SERIES];
-		size_t sz = sizes[x], st = sweep_stride(sz);
-		size_t slots = cold ? (r->side - PAGE) / st : 1;
-
-		if (!slots)
-			slots = 1;
-		pos %= slots;
-		activity("parallel %s %s %s", op[kind], cold ? "cold" : "hot",
-			 t->xlabel[x]);
-		for (int s = 0; s < t->ns; s++) {
-			struct job *j = &jobs[s];
-
-			memset(j, 0, sizeof(*j));
-			j->s = &t->series[s];
-			j->src = r->src + PAGE;
-			j->dst = r->dst + PAGE;
-			j->slots = slots;
-			j->flush = cold && sweep_flush(sz, slots);
-			j->pos = &pos;
-			j->bytes = (double)sz;
-			j->ops = 1;
-			j->n = sz;
-			j->dstep = cold ? st : 0;
-			switch (kind) {
-			case K_COPY:
-				j->run = run_copy;
-				j->verify = verify_copy;
-				j->sstep = j->dstep;
-				break;
-			case K_SET:
-				j->run = run_set;
-				j->verify = verify_set;
-				j->c = opt.byte;
-				break;
-			case K_CLEAR:
-				j->run = run_clear;
-				j->verify = verify_clear;
-				j->n = sz / PAGE;
-				break;
-			}
-		}
-		measure_cell(jobs, t->ns, t->ref, UNIT_GBS, out, NULL);
-		for (int s = 0; s < t->ns; s++)
-			*table_cell(t, s, x) = out[s];
-		progress_step(activity_text());
-	}
-	progress_end();
+	sweep_table(t,
+		    kind == K_COPY  ? SWEEP_COPY
+		    : kind == K_SET ? SWEEP_SET
+				    : SWEEP_CLEAR,
+		    sizes, n, 0, 0, cold, r, opt.byte);
 	if (autos >= 0)
 		conclude(t, 1, autos);
 	table_emit(t);
