@@ -118,6 +118,22 @@ void *fm_memset_hint(void *dst, int c, size_t n, enum fm_hint hint)
 	return fm_memset(dst, c, n);
 }
 
+void fm_clear_pages_hint(void *page, size_t npages, enum fm_hint hint)
+{
+	clear_pages_policy_fn *policy;
+
+	if (hint != FM_HINT_AUTO && !((uintptr_t)page & PAGE_MASK)) {
+		policy = fm_clear_pages_policy(
+			selected_index(FM_OP_CLEAR_PAGE));
+		if (policy) {
+			if (npages)
+				policy(page, npages, hint_threshold(hint));
+			return;
+		}
+	}
+	fm_clear_pages(page, npages);
+}
+
 /* --- introspection ------------------------------------------------------ */
 
 const char *fm_selected(enum fm_op op)

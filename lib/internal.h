@@ -124,6 +124,8 @@ struct fm_settings {
 	size_t cold[FM_OP_COUNT];
 	uint8_t cold_src[FM_OP_COUNT];
 	char trace[FM_PATH_MAX]; /* FASTMEM_TRACE, "" off */
+	unsigned threads; /* FASTMEM_THREADS / threads, if threads_src */
+	uint8_t threads_src;
 };
 
 /* Did the process start with rdtsc disabled (prctl PR_SET_TSC, inherited
@@ -132,6 +134,9 @@ FM_HIDDEN int fm_tsc_disabled(void);
 
 /* The residency probe: on unless the environment or a config says off. */
 enum { FM_PROBE_AUTO, FM_PROBE_ON, FM_PROBE_OFF };
+
+/* Largest thread count FASTMEM_THREADS and the parallel calls accept. */
+#define FM_THREADS_MAX 256
 
 /* The settings, read once.  If another thread or an interrupted caller is
  * reading them right now, they are read privately into *scratch instead. */
@@ -207,10 +212,17 @@ typedef void clear_pages_fn(void *, size_t);
 /* Policies also come in a form with an explicit threshold, for the hints. */
 typedef void *copy_policy_fn(void *, const void *, size_t, size_t);
 typedef void *set_policy_fn(void *, int, size_t, size_t);
+typedef void clear_pages_policy_fn(void *, size_t, size_t);
 /* The threshold-taking form of copy/set variant i, or NULL if it is not a
  * policy.  Call time only. */
 FM_HIDDEN copy_policy_fn *fm_copy_policy(int index);
 FM_HIDDEN set_policy_fn *fm_set_policy(int index);
+FM_HIDDEN clear_pages_policy_fn *fm_clear_pages_policy(int index);
+
+/* fm_clear_pages with the streaming decision of a hint (as the _hint calls
+ * make it), for the chunks of fm_clear_pages_parallel.  Call time only. */
+FM_HIDDEN void fm_clear_pages_hint(void *page, size_t npages,
+				   enum fm_hint hint);
 
 /* Does [d, d+n) overlap [s, s+n)? */
 static inline int fm_overlaps(const void *d, const void *s, size_t n)

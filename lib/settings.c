@@ -329,6 +329,33 @@ static int parse_on_off(const char *s, size_t len)
 	return -1;
 }
 
+/* FASTMEM_THREADS / threads: a count from 1 to FM_THREADS_MAX.  0 on
+ * success. */
+static int parse_threads(const char *s, size_t len, unsigned *out)
+{
+	unsigned v = 0;
+	size_t i = 0;
+
+	while (len && is_space(s[len - 1]))
+		len--;
+	while (i < len && is_space(s[i]))
+		i++;
+	if (i == len)
+		return -1;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > FM_THREADS_MAX)
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v < 1 || v > FM_THREADS_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+#define THREADS_VALID "valid: a number from 1 to 256"
+_Static_assert(FM_THREADS_MAX == 256, "THREADS_VALID names FM_THREADS_MAX");
+
 static void env_var(struct scan *sc, const char *e, size_t len)
 {
 	struct fm_settings *st = sc->st;
@@ -430,6 +457,22 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 	}
 	if (has_prefix(e, len, "FASTMEM_TRACE=", &pl)) {
 		copy_str(st->trace, sizeof(st->trace), e + pl, len - pl);
+		return;
+	}
+	if (has_prefix(e, len, "FASTMEM_THREADS=", &pl)) {
+		if (parse_threads(e + pl, len - pl, &st->threads) == 0) {
+			st->threads_src = FM_SRC_ENV;
+		} else if (sc->warn) {
+			char val[FM_NAME_MAX * 2];
+			copy_str(val, sizeof(val), e + pl, len - pl);
+			const char *parts[] = {
+				"FASTMEM_THREADS=\"",
+				val,
+				"\" is not a thread count; " THREADS_VALID
+				"; keeping the automatic count",
+			};
+			fm_warn(parts, 3);
+		}
 		return;
 	}
 	if (has_prefix(e, len, "FASTMEM_CONFIG=", &pl)) {
@@ -574,12 +617,25 @@ static void config_line(struct scan *sc, char *s, size_t len)
 		}
 		return;
 	}
+	if (has_prefix(s + k, ke - k, "threads", &pl) && pl == ke - k) {
+		unsigned val;
+
+		if (parse_threads(s + v, len - v, &val))
+			file_warn(sc, "not a thread count (" THREADS_VALID
+					"): ",
+				    s + v);
+		else if (outranks(sc->src, st->threads_src)) {
+			st->threads = val;
+			st->threads_src = (uint8_t)sc->src;
+		}
+		return;
+	}
 unknown:
 	file_warn(sc,
 		  "unknown key (valid: memcpy, memmove, memset, "
 		  "copy_page, clear_page, nt_threshold, "
 		  "nt_threshold.<op>, stream_cold, stream_cold.<op>, "
-		  "probe): ",
+		  "probe, threads): ",
 		  s + k);
 }
 

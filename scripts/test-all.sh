@@ -3,6 +3,7 @@
 #   native      make check (-Werror), make distcheck
 #   sanitizers  make check built with -fsanitize=address,undefined
 #   valgrind    a reduced run under memcheck (valgrind hides AVX-512)
+#   tsan        the parallel calls' thread pool under ThreadSanitizer
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
 #   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
 #   aarch64     a CPU without a port: the portable variants build and dispatch
@@ -23,7 +24,7 @@ if [ "${1:-}" = --no-deps ]; then
 	shift
 fi
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers valgrind i686 ppc64 aarch64)
+[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers valgrind tsan i686 ppc64 aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -81,15 +82,34 @@ stage_sanitizers() {
 	configure build/asan --disable-static --enable-sanitizers=address,undefined \
 		CFLAGS="-O1 -g" &&
 		FASTMEM_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=0 \
-			check_in build/asan TESTS="test/check_variants test/check_api test/check_env"
+			check_in build/asan TESTS="test/check_variants test/check_api test/check_env test/check_parallel"
 }
 
 stage_valgrind() {
 	# reuses the native build; children too (Check forks per test)
 	FASTMEM_TEST_QUICK=1 check_in build/native \
-		TESTS="test/check_variants test/check_api" \
-		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes" \
+		TESTS="test/check_variants test/check_api test/check_parallel" \
+		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --vgdb=no" \
 		TEST_SUITE_LOG=valgrind-suite.log
+}
+
+stage_tsan() {
+	# GCC's ThreadSanitizer (libtsan2 comes with gcc-12; clang would need
+	# the GCC-only -fno-tree-loop-distribute-patterns dropped).
+	# die_after_fork=0: the fork test starts threads in the child of a
+	# multithreaded parent on purpose (the pool is rebuilt there).
+	# Twice: with the automatic variants, and with the portable C ones,
+	# whose stores (unlike rep movsb's) ThreadSanitizer sees, so that a
+	# chunk written after the caller stopped waiting is a reported race.
+	local tsan="halt_on_error=1 die_after_fork=0"
+	configure build/tsan --disable-static --enable-sanitizers=thread \
+		CFLAGS="-O1 -g" &&
+		FASTMEM_TEST_QUICK=1 TSAN_OPTIONS=$tsan \
+			check_in build/tsan TESTS="test/check_parallel" &&
+		FASTMEM_TEST_QUICK=1 TSAN_OPTIONS=$tsan \
+			FASTMEM_MEMCPY=generic FASTMEM_MEMSET=generic \
+			FASTMEM_CLEAR_PAGE=generic \
+			check_in build/tsan TESTS="test/check_parallel"
 }
 
 stage_i686() {

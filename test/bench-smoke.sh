@@ -55,12 +55,13 @@ grep -q "bad.trace:2: '5000' is not a size" "$dir/bad.err" ||
 	fail "replay's error does not name the file and line: $(cat "$dir/bad.err")"
 [ ! -s "$dir/bad.out" ] || fail "replay printed output for a malformed file"
 echo "bench-smoke.sh: replay rejects a malformed file ok"
+run parallel 3 parallel -s 16M,32M --threads 2,0 --region 128M
 
 # machine-readable forms of one of them
 # shellcheck disable=SC2086
 "$bench" copy -s 64,8K --align 0-0 --mode cache-cache --csv $fast \
 	>"$dir/copy.csv" || fail "copy --csv exited $?"
-head -n 20 "$dir/copy.csv" | grep -q '^table,point,bytes,series,' ||
+head -n 40 "$dir/copy.csv" | grep -q '^table,point,bytes,series,' ||
 	fail "copy --csv: no header row"
 # shellcheck disable=SC2086
 "$bench" copy -s 64,8K --align 0-0 --mode cache-cache --json $fast \

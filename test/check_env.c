@@ -37,6 +37,10 @@ static int child(void)
 		       fm_selected_reason(op), fm_nt_threshold(op),
 		       fm_nt_threshold_source(op));
 	printf("notes %s\n", fm_cpu_notes());
+	struct fm_parallel_info pi;
+	fm_parallel_info(&pi);
+	printf("parallel cap=%u threads=%u cpus=%u source=%s\n", pi.cap,
+	       pi.threads, pi.cpus, pi.cap_source);
 	printf("usable %s\n", fm_cpu_features());
 	/* the chosen variants must run and be right */
 	for (size_t i = 0; i < sizeof(a); i++)
@@ -49,6 +53,9 @@ static int child(void)
 		if (b[i] != 0x11)
 			return 3;
 	fm_clear_pages(b + 4096 - ((uintptr_t)b & 4095), 4);
+	fm_memcpy_parallel(b, a, sizeof(a), 0);
+	if (memcmp(b, a, sizeof(a)))
+		return 3;
 	return 0;
 }
 
@@ -694,6 +701,88 @@ START_TEST(probe_settings)
 }
 END_TEST
 #endif
+/* The child's "parallel ..." line: cap, threads and the cap's source. */
+static void parallel_line(const struct result *r, unsigned *cap,
+			  unsigned *threads, char *source, size_t size)
+{
+	const char *p = strstr(r->out, "parallel cap=");
+	unsigned cpus;
+	int len = 0;
+
+	ck_assert_msg(p != NULL, "no parallel line in: %s", r->out);
+	ck_assert_int_eq(sscanf(p, "parallel cap=%u threads=%u cpus=%u %n", cap,
+				threads, &cpus, &len),
+			 3);
+	ck_assert_uint_eq(*threads, cpus < *cap ? cpus : *cap);
+	p += len;
+	ck_assert(!strncmp(p, "source=", 7));
+	p += 7;
+	snprintf(source, size, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+START_TEST(threads_setting)
+{
+	struct result r;
+	unsigned cap, threads, auto_cap;
+	char src[PATH_MAX + 32], path[PATH_MAX + 32], kv[PATH_MAX + 64];
+
+	run(&r, NULL);
+	parallel_line(&r, &auto_cap, &threads, src, sizeof(src));
+	ck_assert_str_eq(src, "built-in");
+	ck_assert_uint_ge(auto_cap, 1);
+
+	run(&r, "FASTMEM_THREADS=1", NULL);
+	ck_assert_str_eq(r.err, "");
+	parallel_line(&r, &cap, &threads, src, sizeof(src));
+	ck_assert_uint_eq(cap, 1);
+	ck_assert_uint_eq(threads, 1);
+	ck_assert_str_eq(src, "environment (FASTMEM_THREADS)");
+	run(&r, "FASTMEM_THREADS= 256 ", NULL);
+	ck_assert_str_eq(r.err, "");
+	parallel_line(&r, &cap, &threads, src, sizeof(src));
+	ck_assert_uint_eq(cap, 256);
+
+	static const char *const bad[] = { "0",	 "",	"abc",	      "-2",
+					   "2x", "257", "99999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(kv, sizeof(kv), "FASTMEM_THREADS=%s", bad[i]);
+		run(&r, kv, NULL);
+		ck_assert_msg(count_lines(r.err) == 1, "'%s': %s", bad[i],
+			      r.err);
+		snprintf(kv, sizeof(kv),
+			 "fastmem: FASTMEM_THREADS=\"%s\" is "
+			 "not a thread count; valid: a number "
+			 "from 1 to 256; keeping the automatic "
+			 "count\n",
+			 bad[i]);
+		ck_assert_str_eq(r.err, kv);
+		parallel_line(&r, &cap, &threads, src, sizeof(src));
+		ck_assert_uint_eq(cap, auto_cap);
+		ck_assert_str_eq(src, "built-in");
+	}
+
+	/* the config file's threads = N, below the environment */
+	snprintf(path, sizeof(path), "%s/threads.conf", tmpdir);
+	write_file(path, "threads = 2\n");
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	parallel_line(&r, &cap, &threads, src, sizeof(src));
+	ck_assert_uint_eq(cap, 2);
+	ck_assert_ptr_nonnull(strstr(src, "config ("));
+	ck_assert_ptr_nonnull(strstr(src, path));
+	run(&r, kv, "FASTMEM_THREADS=3", NULL);
+	parallel_line(&r, &cap, &threads, src, sizeof(src));
+	ck_assert_uint_eq(cap, 3);
+	write_file(path, "threads = many\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, ":1: not a thread count (valid: "
+					    "a number from 1 to 256): many"));
+	parallel_line(&r, &cap, &threads, src, sizeof(src));
+	ck_assert_uint_eq(cap, auto_cap);
+}
+END_TEST
 
 int main(int argc, char **argv)
 {
@@ -732,6 +821,7 @@ int main(int argc, char **argv)
 #if defined(__x86_64__) || defined(__i386__)
 	tcase_add_test(tc, probe_settings);
 #endif
+	tcase_add_test(tc, threads_setting);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	char cmd[PATH_MAX + 16];

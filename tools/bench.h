@@ -44,6 +44,7 @@ enum cmd {
 	CMD_VERSUS,
 	CMD_RESIDENCY,
 	CMD_REPLAY,
+	CMD_PARALLEL,
 	CMD_COUNT
 };
 
@@ -73,9 +74,11 @@ struct options {
 	int dry_run;
 	int system; /* calibrate --system: write the system config */
 	enum basis basis;
-	int thp;      /* advise transparent huge pages */
-	char **files; /* replay: the distributions named */
+	int thp;	      /* advise transparent huge pages */
+	char **files;	      /* replay: the distributions named */
 	int nfiles;
+	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
+	int nthreads;
 };
 
 extern struct options opt;
@@ -132,6 +135,9 @@ void *set_streaming(void *d, int c, size_t n);
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);
 extern void *(*volatile sys_memset)(void *, int, size_t);
+/* memset(p, 0, npages * 4096) of the system; "glibc" or "libc". */
+void libc_clear(void *p, size_t npages);
+const char *libc_label(void);
 
 /* --- jobs and measurement ------------------------------------------------ */
 
@@ -257,6 +263,31 @@ void table_add_point(struct table *t, size_t value, const char *label);
 /* Print (text, CSV) now; keep for JSON and --plot. */
 void table_emit(struct table *t);
 
+/* Source and destination regions (each starts with a guard page). */
+struct region {
+	char *src, *dst;
+	size_t side;
+};
+
+enum sweep_kind {
+	SWEEP_COPY,
+	SWEEP_SET,
+	SWEEP_CLEAR,
+	SWEEP_READBACK,
+	SWEEP_COPY_RB /* copies, each followed by reading the destination */
+};
+
+/*
+ * Measure every series of t at each of the sizes (added as its points):
+ * copies, sets of byte c, page clears (size / 4096 pages), or one page
+ * cleared and read back, on r->src + 4096 + soff and r->dst + 4096 + doff;
+ * cold: swept over r->side, else the same buffers every call.  The footer
+ * and table_emit() are the caller's.
+ */
+void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
+		 int n, size_t soff, size_t doff, int cold,
+		 const struct region *r, int c);
+
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -297,5 +328,6 @@ int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);
 int replay_prepare(void); /* read the files, before the header */
+int cmd_parallel(void);
 
 #endif /* FASTMEM_BENCH_H */

@@ -249,9 +249,18 @@ static void sys_copy_page(void *d, const void *s)
 	sys_memcpy(d, s, PAGE);
 }
 
-static void sys_clear_pages(void *p, size_t npages)
+void libc_clear(void *p, size_t npages)
 {
 	sys_memset(p, 0, npages * PAGE);
+}
+
+const char *libc_label(void)
+{
+#ifdef __GLIBC__
+	return "glibc";
+#else
+	return "libc";
+#endif
 }
 
 static void *sys_memmove_fn(void *d, const void *s, size_t n)
@@ -387,7 +396,7 @@ int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
 			s->fn.cpage = sys_copy_page;
 			break;
 		default:
-			s->fn.clear = sys_clear_pages;
+			s->fn.clear = libc_clear;
 		}
 	}
 	if (with_dispatch && c < max && variant_wanted(dispatch_names[op])) {
@@ -918,6 +927,78 @@ done:
 	free(val);
 	free(tsc);
 	free(rat);
+}
+
+/* --- a table of sweeps ------------------------------------------------- */
+
+void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
+		 int n, size_t soff, size_t doff, int cold,
+		 const struct region *r, int c)
+{
+	size_t pos = 0;
+
+	for (int x = 0; x < n; x++)
+		table_add_point(t, sizes[x],
+				kind == SWEEP_READBACK ? "1 page" : NULL);
+	for (int x = 0; x < n; x++) {
+		struct job jobs[MAX_SERIES];
+		struct cell out[MAX_SERIES];
+		size_t sz = sizes[x], st = sweep_stride(sz);
+		size_t slots = cold ? (r->side - PAGE) / st : 1;
+
+		if (!slots)
+			slots = 1;
+		pos %= slots;
+		activity("%s %s", t->id, t->xlabel[x]);
+		for (int s = 0; s < t->ns; s++) {
+			struct job *j = &jobs[s];
+
+			memset(j, 0, sizeof(*j));
+			j->s = &t->series[s];
+			j->src = r->src + PAGE + soff;
+			j->dst = r->dst + PAGE + doff;
+			j->slots = slots;
+			j->flush = cold && sweep_flush(sz, slots);
+			j->pos = &pos;
+			j->bytes = (double)sz;
+			j->ops = 1;
+			j->n = sz;
+			j->c = c;
+			j->dstep = cold ? st : 0;
+			switch (kind) {
+			case SWEEP_COPY:
+			case SWEEP_COPY_RB:
+				j->run = kind == SWEEP_COPY ? run_copy
+							    : run_copy_rb;
+				j->verify = verify_copy;
+				j->sstep = j->dstep;
+				break;
+			case SWEEP_SET:
+				j->run = run_set;
+				j->verify = verify_set;
+				break;
+			case SWEEP_CLEAR:
+				j->run = run_clear;
+				j->verify = verify_clear;
+				j->n = sz / PAGE;
+				break;
+			case SWEEP_READBACK:
+				j->run = run_rb_clear;
+				j->verify = verify_clear;
+				j->n = 1;
+				j->c = RB_ALL;
+				j->dstep = 0;
+				break;
+			}
+		}
+		measure_cell(jobs, t->ns, t->ref,
+			     kind == SWEEP_READBACK ? UNIT_NS : UNIT_GBS, out,
+			     NULL);
+		for (int s = 0; s < t->ns; s++)
+			*table_cell(t, s, x) = out[s];
+		progress_step(activity_text());
+	}
+	progress_end();
 }
 
 /* --- progress

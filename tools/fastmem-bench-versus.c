@@ -23,11 +23,6 @@ static const size_t clear_sizes[] = { 64 * MIB, 128 * MIB, 256 * MIB };
 /* where the streaming decision matters: read back at once, cold or cached */
 static const size_t rb_sizes[] = { 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB };
 
-static void libc_clear(void *p, size_t npages)
-{
-	sys_memset(p, 0, npages * PAGE);
-}
-
 static void fm_clear_one(void *p, size_t npages)
 {
 	for (size_t i = 0; i < npages; i++)
@@ -43,15 +38,6 @@ static void rep_stosb(void *p, size_t npages)
 	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(0) : "memory");
 }
 #endif
-
-static const char *libc_label(void)
-{
-#ifdef __GLIBC__
-	return "glibc";
-#else
-	return "libc";
-#endif
-}
 
 /* geometric mean, min and max of the ratios, under the table */
 static void summarize(struct table *t, int s)
@@ -79,81 +65,11 @@ static void summarize(struct table *t, int s)
 			 lo, t->xlabel[xlo], hi, t->xlabel[xhi]);
 }
 
-struct region {
-	char *src, *dst;
-	size_t side;
-};
-
-/* One table: a job per series, built by kind. */
-enum kind { K_COPY, K_SET, K_CLEAR, K_READBACK, K_COPY_RB };
-
-static void run_table(struct table *t, enum kind kind, const size_t *sizes,
-		      int n, size_t soff, size_t doff, int cold,
-		      const struct region *r)
+static void run_table(struct table *t, enum sweep_kind kind,
+		      const size_t *sizes, int n, size_t soff, size_t doff,
+		      int cold, const struct region *r)
 {
-	size_t pos = 0;
-
-	for (int x = 0; x < n; x++)
-		table_add_point(t, sizes[x],
-				kind == K_READBACK ? "1 page" : NULL);
-	for (int x = 0; x < n; x++) {
-		struct job jobs[MAX_SERIES];
-		struct cell out[MAX_SERIES];
-		size_t sz = sizes[x], st = sweep_stride(sz);
-		size_t slots = cold ? (r->side - PAGE) / st : 1;
-
-		if (!slots)
-			slots = 1;
-		pos %= slots;
-		activity("versus %s %s", t->id, t->xlabel[x]);
-		for (int s = 0; s < t->ns; s++) {
-			struct job *j = &jobs[s];
-
-			memset(j, 0, sizeof(*j));
-			j->s = &t->series[s];
-			j->src = r->src + PAGE + soff;
-			j->dst = r->dst + PAGE + doff;
-			j->slots = slots;
-			j->flush = cold && sweep_flush(sz, slots);
-			j->pos = &pos;
-			j->bytes = (double)sz;
-			j->ops = 1;
-			j->n = sz;
-			switch (kind) {
-			case K_COPY:
-			case K_COPY_RB:
-				j->run =
-					kind == K_COPY ? run_copy : run_copy_rb;
-				j->verify = verify_copy;
-				j->sstep = j->dstep = cold ? st : 0;
-				break;
-			case K_SET:
-				j->run = run_set;
-				j->verify = verify_set;
-				j->dstep = cold ? st : 0;
-				break;
-			case K_CLEAR:
-				j->run = run_clear;
-				j->verify = verify_clear;
-				j->n = sz / PAGE;
-				j->dstep = cold ? st : 0;
-				break;
-			case K_READBACK:
-				j->run = run_rb_clear;
-				j->verify = verify_clear;
-				j->n = 1;
-				j->c = RB_ALL;
-				break;
-			}
-		}
-		measure_cell(jobs, t->ns, t->ref,
-			     kind == K_READBACK ? UNIT_NS : UNIT_GBS, out,
-			     NULL);
-		for (int s = 0; s < t->ns; s++)
-			*table_cell(t, s, x) = out[s];
-		progress_step(activity_text());
-	}
-	progress_end();
+	sweep_table(t, kind, sizes, n, soff, doff, cold, r, 0);
 	summarize(t, t->ns - 1);
 	table_emit(t);
 }
@@ -230,28 +146,28 @@ int cmd_versus(void)
 		"the same buffers every call", UNIT_GBS);
 	t->series[0].fn.copy = sys_memcpy;
 	t->series[1].fn.copy = fm_memcpy;
-	run_table(t, K_COPY, hs, nh, 0, 0, 0, &hot);
+	run_table(t, SWEEP_COPY, hs, nh, 0, 0, 0, &hot);
 
 	t = two("versus memcpy hot misaligned",
 		"memcpy, hot, misaligned (src+7, dst+13): GB/s",
 		"the same buffers every call", UNIT_GBS);
 	t->series[0].fn.copy = sys_memcpy;
 	t->series[1].fn.copy = fm_memcpy;
-	run_table(t, K_COPY, hs, nh, 7, 13, 0, &hot);
+	run_table(t, SWEEP_COPY, hs, nh, 7, 13, 0, &hot);
 
 	snprintf(sub, sizeof(sub),
 		 "source and destination swept over 2 x %s (never cached)", a);
 	t = two("versus memcpy cold", "memcpy, cold: GB/s", sub, UNIT_GBS);
 	t->series[0].fn.copy = sys_memcpy;
 	t->series[1].fn.copy = fm_memcpy;
-	run_table(t, K_COPY, cold_sizes, nc, 0, 0, 1, &cold);
+	run_table(t, SWEEP_COPY, cold_sizes, nc, 0, 0, 1, &cold);
 
 	snprintf(sub, sizeof(sub), "destination swept over %s (never cached)",
 		 a);
 	t = two("versus memset cold", "memset, cold: GB/s", sub, UNIT_GBS);
 	t->series[0].fn.set = sys_memset;
 	t->series[1].fn.set = fm_memset;
-	run_table(t, K_SET, cold_sizes, nc, 0, 0, 1, &cold);
+	run_table(t, SWEEP_SET, cold_sizes, nc, 0, 0, 1, &cold);
 
 	/* the cases the residency probe decides: copies read back at once,
 	 * cold and cached, and a memset repeated on the same 16 MiB (perf
@@ -261,18 +177,18 @@ int cmd_versus(void)
 		UNIT_GBS);
 	t->series[0].fn.copy = sys_memcpy;
 	t->series[1].fn.copy = fm_memcpy;
-	run_table(t, K_COPY_RB, rb_sizes, 4, 0, 0, 1, &cold);
+	run_table(t, SWEEP_COPY_RB, rb_sizes, 4, 0, 0, 1, &cold);
 	t = two("versus memcpy cached readback",
 		"memcpy, cached, then the destination read back: GB/s",
 		"the same buffers every call", UNIT_GBS);
 	t->series[0].fn.copy = sys_memcpy;
 	t->series[1].fn.copy = fm_memcpy;
-	run_table(t, K_COPY_RB, rb_sizes, 4, 0, 0, 0, &mid);
+	run_table(t, SWEEP_COPY_RB, rb_sizes, 4, 0, 0, 0, &mid);
 	t = two("versus memset hot 16M", "memset, hot, 16 MiB: GB/s",
 		"the same buffer every call", UNIT_GBS);
 	t->series[0].fn.set = sys_memset;
 	t->series[1].fn.set = fm_memset;
-	run_table(t, K_SET, rb_sizes + 2, 1, 0, 0, 0, &mid);
+	run_table(t, SWEEP_SET, rb_sizes + 2, 1, 0, 0, 0, &mid);
 
 	t = two("versus clear_pages cold",
 		"clearing extents, cold: fm_clear_pages vs memset, GB/s", sub,
@@ -281,7 +197,7 @@ int cmd_versus(void)
 		 "fm_clear_pages");
 	t->series[0].fn.clear = libc_clear;
 	t->series[1].fn.clear = fm_clear_pages;
-	run_table(t, K_CLEAR, clear_sizes, nx, 0, 0, 1, &cold);
+	run_table(t, SWEEP_CLEAR, clear_sizes, nx, 0, 0, 1, &cold);
 
 	/* one page cleared, then read back at once (the 2005 lesson) */
 	t = table_new("versus clear_page readback", UNIT_NS, 0);
@@ -306,7 +222,7 @@ int cmd_versus(void)
 	t->series[t->ns].flags = S_DISPATCH;
 	t->series[t->ns++].fn.clear = fm_clear_one;
 	static const size_t one[] = { PAGE };
-	run_table(t, K_READBACK, one, 1, 0, 0, 0, &hot);
+	run_table(t, SWEEP_READBACK, one, 1, 0, 0, 0, &hot);
 
 	buf_free(cold.src, cold.side);
 	buf_free(cold.dst, cold.side);

@@ -17,7 +17,7 @@ struct options opt;
 #define ALL_CMDS (B(CMD_COUNT) - 1)
 #define SIZED                                                                  \
 	(B(CMD_COPY) | B(CMD_SET) | B(CMD_EXTENT) | B(CMD_CALIBRATE) |         \
-	 B(CMD_VERSUS) | B(CMD_RESIDENCY))
+	 B(CMD_VERSUS) | B(CMD_RESIDENCY) | B(CMD_PARALLEL))
 
 static const struct {
 	const char *name;
@@ -43,6 +43,8 @@ static const struct {
 			    "read back" },
 	[CMD_REPLAY] = { "replay", cmd_replay,
 			 "replay recorded call sizes (FASTMEM_TRACE files)" },
+	[CMD_PARALLEL] = { "parallel", cmd_parallel,
+			   "the *_parallel calls by thread count vs glibc" },
 };
 
 enum {
@@ -62,6 +64,7 @@ enum {
 	O_SYSTEM,
 	O_BASIS,
 	O_BYTE,
+	O_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +88,7 @@ static const struct option long_opts[] = {
 	{ "system", no_argument, 0, O_SYSTEM },
 	{ "basis", required_argument, 0, O_BASIS },
 	{ "byte", required_argument, 0, O_BYTE },
+	{ "threads", required_argument, 0, O_THREADS },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -106,12 +110,14 @@ static unsigned applies(int o)
 	case O_REGION:
 		return B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) |
 		       B(CMD_CALIBRATE) | B(CMD_VERSUS) | B(CMD_RESIDENCY) |
-		       B(CMD_REPLAY);
+		       B(CMD_REPLAY) | B(CMD_PARALLEL);
 	case O_ALIGN:
 		return B(CMD_COPY) | B(CMD_SET);
 	case O_MODE:
 		return B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) |
-		       B(CMD_CALIBRATE);
+		       B(CMD_CALIBRATE) | B(CMD_PARALLEL);
+	case O_THREADS:
+		return B(CMD_PARALLEL);
 	case O_PAGES:
 		return B(CMD_READBACK);
 	case O_BYTE:
@@ -399,10 +405,36 @@ static void cmd_usage(FILE *f, enum cmd c)
 			   "(default 0)\n");
 		help_out(f, 0);
 		break;
+	case CMD_PARALLEL:
+		fprintf(f,
+			"Usage: fastmem-bench parallel [OPTIONS]\n\n"
+			"fm_memcpy_parallel, fm_memset_parallel and "
+			"fm_clear_pages_parallel against\nthe thread count, "
+			"interleaved in one run with the system libc's "
+			"memcpy/memset\nand the single-threaded fm_memcpy, "
+			"fm_memset and fm_clear_pages: GB/s\n(median) and "
+			"the ratios of the automatic count (auto) to libc "
+			"and to the\nsingle-threaded call.\n\n"
+			"  -s, --sizes LIST     sizes (default 64M,256M,512M,"
+			"1G; --quick 64M,256M)\n"
+			"      --max SIZE       largest default size\n"
+			"      --threads LIST   thread counts, 0 for automatic "
+			"(default 2..CPUs,\n"
+			"                       2 x CPUs when that is at most 8, "
+			"and 0)\n"
+			"      --mode LIST      cold (default: buffers swept "
+			"over the region), hot\n"
+			"      --region SIZE    memory swept when cold, source "
+			"plus destination\n"
+			"                       (default 4G, and 4 x the "
+			"largest size)\n");
+		help_out(f, 1);
+		break;
 	default:
 		usage(f);
 	}
 }
+
 
 static void bad(const char *fmt, const char *arg)
 {
@@ -433,6 +465,29 @@ static void parse_sizes(const char *arg, size_t *out, int *n, int max)
 	}
 	if (!*n)
 		bad("empty list '%s'", arg);
+}
+
+static void parse_threads(const char *arg)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	opt.nthreads = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end || v < 0 || v > 256)
+			bad("--threads: bad count '%s' (0 for automatic, or "
+			    "1 to 256)",
+			    tok);
+		if (opt.nthreads >= 12)
+			bad("--threads: at most 12 counts in '%s'", arg);
+		opt.threads[opt.nthreads++] = (unsigned)v;
+	}
+	if (!opt.nthreads)
+		bad("--threads: empty list '%s'", arg);
 }
 
 static void parse_align(const char *arg)
@@ -669,6 +724,9 @@ int main(int argc, char **argv)
 				bad("--byte '%s': a number from 0 to 255",
 				    optarg);
 			opt.byte = (int)v;
+			break;
+		case O_THREADS:
+			parse_threads(optarg);
 			break;
 		case O_BASIS:
 			if (!strcmp(optarg, "both"))

@@ -194,6 +194,7 @@ static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
 	struct fm_settings_info si;
+	struct fm_parallel_info pi;
 	char a[32], b[32], c[32], sa[16], sb[16], pa[1100], pb[1100];
 
 	fm_cache_info(&ci);
@@ -239,8 +240,14 @@ static void print_text(const struct identity *id)
 			 : "environment (FASTMEM_*) and config files");
 	printf("            system config %s: %s\n",
 	       printable(si.system.path, pa, sizeof(pa)), si.system.state);
-	printf("            user config   %s: %s\n\n",
+	printf("            user config   %s: %s\n",
 	       printable(si.user.path, pb, sizeof(pb)), si.user.state);
+	fm_parallel_info(&pi);
+	human_size(pi.split_min, a, sizeof(a));
+	printf("parallel    %u thread%s automatic (%u CPUs in the affinity "
+	       "mask, cap %u: %s);\n            one thread below %s\n\n",
+	       pi.threads, pi.threads == 1 ? "" : "s", pi.cpus, pi.cap,
+	       pi.cap_source, a);
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -273,6 +280,7 @@ static void print_json(const struct identity *id)
 {
 	struct fm_cache_info ci;
 	struct fm_settings_info si;
+	struct fm_parallel_info pi;
 
 	fm_cache_info(&ci);
 	printf("{\"version\":");
@@ -306,7 +314,14 @@ static void print_json(const struct identity *id)
 	json_str(si.user.path);
 	printf(",\"state\":");
 	json_str(si.user.state);
-	printf("}},\"operations\":{");
+	printf("}}");
+	fm_parallel_info(&pi);
+	printf(",\"parallel\":{\"threads\":%u,\"cpus\":%u,\"cap\":%u,"
+	       "\"cap_source\":",
+	       pi.threads, pi.cpus, pi.cap);
+	json_str(pi.cap_source);
+	printf(",\"split_min\":%zu}", pi.split_min);
+	printf(",\"operations\":{");
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
 		size_t n = fm_variants(op, &list);
@@ -354,7 +369,8 @@ static void usage(FILE *f)
 		"Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, "
 		"FASTMEM_MEMSET,\n"
 		"FASTMEM_COPY_PAGE, FASTMEM_CLEAR_PAGE, FASTMEM_DISABLE,\n"
-		"FASTMEM_NT_THRESHOLD, FASTMEM_CONFIG; see fastmem(3).\n");
+		"FASTMEM_NT_THRESHOLD, FASTMEM_THREADS, FASTMEM_CONFIG; see "
+		"fastmem(3).\n");
 }
 
 int main(int argc, char **argv)

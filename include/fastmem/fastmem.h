@@ -122,6 +122,37 @@ struct fm_settings_info {
 };
 FM_API void fm_settings_info(struct fm_settings_info *info);
 
+/*
+ * Huge copies and clears split over several threads (the caller does a
+ * share).  nthreads is the most threads to use; 0 means automatic: the CPUs
+ * this thread may run on, capped (FASTMEM_THREADS), and one thread below
+ * a size where splitting does not pay.  Worker threads are created on the
+ * first call that needs them, never by the other fm_* calls.  Not
+ * async-signal-safe.  The results are those of fm_memcpy, fm_memset and
+ * fm_clear_pages.  See fastmem(3).
+ */
+FM_API void *fm_memcpy_parallel(void *FM_RESTRICT dst,
+				const void *FM_RESTRICT src, size_t n,
+				unsigned nthreads);
+FM_API void *fm_memset_parallel(void *dst, int c, size_t n,
+				unsigned nthreads);
+FM_API void fm_clear_pages_parallel(void *page, size_t npages,
+				    unsigned nthreads);
+
+struct fm_parallel_info {
+	unsigned threads;	/* automatic count for a large call from this
+				 * thread: min(cpus, cap) */
+	unsigned cpus;		/* CPUs this thread may run on (affinity) */
+	unsigned cap;		/* cap on the automatic count */
+	const char *cap_source;	/* "built-in", "environment
+				 * (FASTMEM_THREADS)", "config (PATH)" */
+	size_t split_min;	/* below this many bytes nthreads == 0 means
+				 * one thread */
+	unsigned workers;	/* worker threads in the pool now */
+	unsigned long create_failed; /* thread creations that failed */
+};
+FM_API void fm_parallel_info(struct fm_parallel_info *info);
+
 /* Nonzero if this process's memcpy is libfastmem's (libfastmem-preload.so). */
 FM_API int fm_preloaded(void);
 
