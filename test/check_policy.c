@@ -109,12 +109,12 @@ START_TEST(golden_crossovers)
 		const char *cls;
 		int cache; /* index into caches[] */
 		size_t copy_rep, set_rep, copy_cold, set_cold, copy_thr,
-			set_thr;
+			set_thr, set_rep_streams;
 	} want[] = {
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 384 << 10, SIZE_MAX,
-		  2 << 20, 16 << 20, 32 << 20 },
+		  2 << 20, 16 << 20, 32 << 20, 32 << 20 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, 2048,
-		  2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20 },
+		  2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20, SIZE_MAX },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -138,6 +138,7 @@ START_TEST(golden_crossovers)
 				  want[i].copy_thr);
 		ck_assert_uint_eq(fm_x86_crossover(k->set_cached, ci),
 				  want[i].set_thr);
+		ck_assert_uint_eq(t.set_rep_streams, want[i].set_rep_streams);
 	}
 }
 END_TEST

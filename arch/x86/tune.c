@@ -33,6 +33,8 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->copy_rep_min =
 		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
+	t->set_rep_streams =
+		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
 	t->clzero = (features & FM_FEAT(clzero)) != 0;
 	t->probe = probe_usable;
 	t->probe_limit = probe_usable ? cal->limit : 0;
@@ -62,6 +64,8 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 {
 	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);
 	for (int op = 0; op < FM_X_OPS; op++) {
 		__atomic_store_n(&c->stream_min[op], t->stream_min[op],
@@ -209,6 +213,14 @@ const char *fm_x86_tune_notes(void)
 	} else {
 		put(notes, sizeof(notes), &len, "rep stosb from ");
 		put_size(notes, sizeof(notes), &len, t->set_rep_min);
+		if (t->set_rep_streams != SIZE_MAX) {
+			put(notes, sizeof(notes), &len,
+			    " and, whatever the residency, from ");
+			put_size(notes, sizeof(notes), &len,
+				 t->set_rep_streams);
+			put(notes, sizeof(notes), &len,
+			    " (it streams by itself there)");
+		}
 	}
 	put(notes, sizeof(notes), &len,
 	    t->clzero ? "; streamed zeroes use clzero" : "");

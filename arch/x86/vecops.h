@@ -556,6 +556,9 @@ static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
 	if (FM_LIKELY(n < 16384 && n < thr))
 		return set_loop(d, c, n);
 	t = fm_x86_tune();
+	/* where rep stosb streams by itself, faster than our stores */
+	if (n >= t->set_rep_streams)
+		return set_rep(d, c, n);
 	if (n >= thr || (probe && n >= t->stream_min[FM_X_SET] &&
 			 fm_x86_stream(t, FM_X_SET, d, 0, n)))
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
@@ -645,7 +648,9 @@ static inline void pages_clear_auto(u8 *p, size_t npages, size_t thr)
 	const struct fm_x86_tune *t = fm_x86_tune();
 	size_t n = npages * FM_PAGE_SIZE;
 
-	if (n >= thr) {
+	if (n >= t->set_rep_streams) {
+		fm_rep_stosb(p, 0, n);
+	} else if (n >= thr) {
 		if (t->clzero)
 			fm_clzero_range(p, p + n);
 		else

@@ -44,6 +44,9 @@ struct fm_x86_class {
 	 * residency probe runs from here), and from here even when it is */
 	struct fm_crossover copy_cold, copy_cached;
 	struct fm_crossover set_cold, set_cached;
+	/* rep stosb streams by itself from here, faster than streaming
+	 * stores or clzero: sets use it whatever the residency */
+	struct fm_crossover set_rep_streams;
 	char source[160];
 };
 
@@ -81,9 +84,10 @@ FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal);
 enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
 
 struct fm_x86_tune {
-	size_t copy_rep_min; /* temporal copies use rep movsb from here */
-	size_t set_rep_min;  /* temporal sets use rep stosb from here */
-	int clzero;	     /* zero fills past the threshold use clzero */
+	size_t copy_rep_min;	/* temporal copies use rep movsb from here */
+	size_t set_rep_min;	/* temporal sets use rep stosb from here */
+	size_t set_rep_streams; /* every set uses rep stosb from here */
+	int clzero;		/* zero fills past the threshold use clzero */
 	/*
 	 * Below its threshold an automatic memcpy/memmove/memset of at least
 	 * stream_min[op] bytes streams if the probe finds the data cold
