@@ -124,7 +124,7 @@ struct fm_settings {
 	size_t cold[FM_OP_COUNT];
 	uint8_t cold_src[FM_OP_COUNT];
 	char trace[FM_PATH_MAX]; /* FASTMEM_TRACE, "" off */
-	unsigned threads; /* FASTMEM_THREADS / threads, if threads_src */
+	unsigned threads;	 /* FASTMEM_THREADS / threads, if threads_src */
 	uint8_t threads_src;
 };
 
@@ -170,6 +170,15 @@ FM_HIDDEN void *fm_variant_fn(enum fm_op op, int index);
 /* "memcpy", ... (config keys) and "FASTMEM_MEMCPY", ...  RESOLVER-SAFE. */
 FM_HIDDEN const char *fm_op_key(enum fm_op op);
 FM_HIDDEN const char *fm_op_env_name(enum fm_op op);
+
+/* Would the automatic policy of op stream these n bytes at d (from s)?
+ * The threshold, and below it where the CPU has one, the residency probe
+ * (it reads a few bytes of both).  Call time only. */
+FM_HIDDEN int fm_streams(enum fm_op op, const void *d, const void *s, size_t n);
+#if FM_ARCH_CLASSES
+FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
+				    size_t n);
+#endif
 
 /* Threshold of op (lazy, lock-free). */
 FM_HIDDEN size_t fm_threshold_slow(enum fm_op op);

@@ -8,8 +8,8 @@
  * a huge call is cut into page-aligned chunks (of the destination) that the
  * calling thread and up to nthreads - 1 workers take in turn.  Every chunk
  * is done by the single-thread call with the streaming decision the
- * single-thread policy makes for the whole call (n against the op's
- * non-temporal threshold, through the _hint forms), so a 48 MiB copy
+ * single-thread policy makes for the whole call (the op's threshold, and
+ * below it the residency probe; through the _hint forms), so a 48 MiB copy
  * streams in 12 MiB chunks exactly when fm_memcpy would stream it whole.
  *
  * The pool:
@@ -308,15 +308,17 @@ static unsigned thread_count(size_t n, unsigned nthreads)
 	return nthreads > most ? (unsigned)(most ? most : 1) : nthreads;
 }
 
-/* The single-thread policy's decision for the whole call. */
-static enum fm_hint decide(enum kind kind, size_t n)
+/* The single-thread policy's decision for the whole call: its threshold,
+ * and below it the residency probe where the CPU has one. */
+static enum fm_hint decide(enum kind kind, const char *dst, const char *src,
+			   size_t n)
 {
 	static const enum fm_op ops[] = { [K_COPY] = FM_OP_MEMCPY,
 					  [K_SET] = FM_OP_MEMSET,
 					  [K_CLEAR] = FM_OP_CLEAR_PAGE };
 
-	return n >= fm_nt_threshold(ops[kind]) ? FM_HINT_NONTEMPORAL
-					       : FM_HINT_TEMPORAL;
+	return fm_streams(ops[kind], dst, src, n) ? FM_HINT_NONTEMPORAL
+						  : FM_HINT_TEMPORAL;
 }
 
 /*
@@ -334,7 +336,7 @@ static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
 
 	if (t < 2)
 		return 0;
-	hint = decide(kind, n);
+	hint = decide(kind, dst, src, n);
 	if (!try_own())
 		return 0;
 	pthread_mutex_lock(&pool.lock);

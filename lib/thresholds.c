@@ -80,6 +80,18 @@ static size_t compute(enum fm_op op, enum fm_source *src)
 	return detected(op, &ci);
 }
 
+int fm_streams(enum fm_op op, const void *d, const void *s, size_t n)
+{
+	if (n >= fm_threshold(op))
+		return 1;
+#if FM_ARCH_CLASSES
+	return fm_arch_streams_below(op, d, s, n);
+#else
+	(void)d, (void)s;
+	return 0;
+#endif
+}
+
 size_t fm_threshold_slow(enum fm_op op)
 {
 	enum fm_source src;
