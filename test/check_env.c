@@ -67,18 +67,6 @@ struct result {
 	int status;
 };
 
-static void slurp(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t r;
-
-	while ((r = read(fd, buf + len, size - 1 - len)) > 0 ||
-	       (r < 0 && errno == EINTR))
-		if (r > 0)
-			len += (size_t)r;
-	buf[len] = 0;
-}
-
 /* Run the child with exactly the given NULL-terminated "K=V" list. */
 static void run(struct result *res, ...)
 {
@@ -120,8 +108,8 @@ static void run(struct result *res, ...)
 	}
 	close(out[1]);
 	close(err[1]);
-	slurp(out[0], res->out, sizeof(res->out));
-	slurp(err[0], res->err, sizeof(res->err));
+	harness_slurp(out[0], res->out, sizeof(res->out));
+	harness_slurp(err[0], res->err, sizeof(res->err));
 	close(out[0]);
 	close(err[0]);
 	waitpid(pid, &res->status, 0);
@@ -792,16 +780,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child();
-	if (!realpath(argv[0], self)) {
-		perror(argv[0]);
+	if (harness_start(argv[0], self, tmpdir, "fastmem-env"))
 		return 1;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "%s/fastmem-env-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
 	s = suite_create("environment");
 	tc = tcase_create("env");
 	tcase_set_timeout(tc, 300);
@@ -824,9 +804,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, threads_setting);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	harness_remove(tmpdir);
 	return rc;
 }

@@ -199,18 +199,6 @@ struct result {
 	pid_t pid;
 };
 
-static void slurp(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t r;
-
-	while ((r = read(fd, buf + len, size - 1 - len)) > 0 ||
-	       (r < 0 && errno == EINTR))
-		if (r > 0)
-			len += (size_t)r;
-	buf[len] = 0;
-}
-
 /* Run this program with --child scenario and FASTMEM_TRACE=trace (none if
  * NULL), through $TEST_RUNNER. */
 static void run(struct result *res, const char *scenario, const char *trace)
@@ -248,8 +236,8 @@ static void run(struct result *res, const char *scenario, const char *trace)
 	}
 	close(out[1]);
 	close(err[1]);
-	slurp(out[0], res->out, sizeof(res->out));
-	slurp(err[0], res->err, sizeof(res->err));
+	harness_slurp(out[0], res->out, sizeof(res->out));
+	harness_slurp(err[0], res->err, sizeof(res->err));
 	close(out[0]);
 	close(err[0]);
 	waitpid(res->pid, &res->status, 0);
@@ -633,16 +621,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))
 		return child(argv[2]);
-	if (!realpath(argv[0], self)) {
-		perror(argv[0]);
+	if (harness_start(argv[0], self, tmpdir, "fastmem-trace"))
 		return 1;
-	}
-	snprintf(tmpdir, sizeof(tmpdir), "%s/fastmem-trace-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
 	s = suite_create("trace");
 	tc = tcase_create("trace");
 	tcase_set_timeout(tc, 300);
@@ -659,9 +639,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, trace_ranges_drawn_within);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", tmpdir);
+	harness_remove(tmpdir);
 	return rc;
 }

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+#include "config.h"
+
 #include "harness.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 void arena_init(struct arena *a, size_t size)
 {
@@ -115,4 +120,41 @@ int run_suite(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int harness_start(const char *argv0, char *self, char *tmpdir, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (!realpath(argv0, self)) {
+		perror(argv0);
+		return -1;
+	}
+	snprintf(tmpdir, PATH_MAX, "%s/%s-XXXXXX", t ? t : "/tmp", name);
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return -1;
+	}
+	return 0;
+}
+
+void harness_remove(const char *tmpdir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+void harness_slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t r;
+
+	while ((r = read(fd, buf + len, size - 1 - len)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		if (r > 0)
+			len += (size_t)r;
+	buf[len] = 0;
 }

@@ -13,6 +13,16 @@
 /* Run every test of s; EXIT_SUCCESS when none failed. */
 int run_suite(Suite *s);
 
+/* Suites that run themselves as child processes: self = the program's real
+ * path (PATH_MAX bytes), tmpdir = a new $TMPDIR/NAME-XXXXXX (PATH_MAX
+ * bytes).  0 on success, else a message on stderr. */
+int harness_start(const char *argv0, char *self, char *tmpdir,
+		  const char *name);
+/* Remove tmpdir and everything in it. */
+void harness_remove(const char *tmpdir);
+/* Read fd to its end into buf (NUL-terminated, at most size - 1 bytes). */
+void harness_slurp(int fd, char *buf, size_t size);
+
 /* A buffer of `size` bytes with PROT_NONE pages flush against both ends. */
 struct arena {
 	unsigned char *base; /* first usable byte (page-aligned) */

@@ -74,8 +74,8 @@ struct options {
 	int dry_run;
 	int system; /* calibrate --system: write the system config */
 	enum basis basis;
-	int thp;	      /* advise transparent huge pages */
-	char **files;	      /* replay: the distributions named */
+	int thp;      /* advise transparent huge pages */
+	char **files; /* replay: the distributions named */
 	int nfiles;
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
@@ -262,6 +262,13 @@ struct cell *table_cell(struct table *t, int series, int point);
 void table_add_point(struct table *t, size_t value, const char *label);
 /* Print (text, CSV) now; keep for JSON and --plot. */
 void table_emit(struct table *t);
+/* Geometric mean, lowest and highest of series s's ratios over t's points
+ * (cells that ran; n of them) and the points of the extremes. */
+struct ratio_span {
+	double gmean, lo, hi;
+	int n, xlo, xhi;
+};
+struct ratio_span ratio_span(const struct table *t, int s);
 
 /* Source and destination regions (each starts with a guard page). */
 struct region {

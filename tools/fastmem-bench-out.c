@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -990,4 +991,25 @@ int plot_write(void)
 		fprintf(stderr, "fastmem-bench: plot written to %s\n",
 			opt.plot);
 	return 0;
+}
+
+struct ratio_span ratio_span(const struct table *t, int s)
+{
+	struct ratio_span r = { 0, 1e9, 0, 0, 0, 0 };
+	double lg = 0;
+
+	for (int x = 0; x < t->nx; x++) {
+		const struct cell *c = &t->cells[s * MAX_POINTS + x];
+
+		if (c->state != CELL_OK || c->ratio <= 0)
+			continue;
+		lg += log(c->ratio);
+		r.n++;
+		if (c->ratio < r.lo)
+			r.lo = c->ratio, r.xlo = x;
+		if (c->ratio > r.hi)
+			r.hi = c->ratio, r.xhi = x;
+	}
+	r.gmean = r.n ? exp(lg / r.n) : 0;
+	return r;
 }

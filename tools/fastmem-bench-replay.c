@@ -213,28 +213,18 @@ static void summarize(struct table *t)
 	size_t len = 0;
 
 	for (int s = 0; s < t->ns; s++) {
-		double lg = 0, lo = 1e9, hi = 0;
-		int n = 0;
+		struct ratio_span r;
 
 		if (s == t->ref)
 			continue;
-		for (int x = 0; x < t->nx; x++) {
-			const struct cell *c = table_cell(t, s, x);
-
-			if (c->state != CELL_OK || c->ratio <= 0)
-				continue;
-			lg += log(c->ratio);
-			n++;
-			lo = c->ratio < lo ? c->ratio : lo;
-			hi = c->ratio > hi ? c->ratio : hi;
-		}
-		if (n > 1 && len < sizeof(t->footer))
+		r = ratio_span(t, s);
+		if (r.n > 1 && len < sizeof(t->footer))
 			len += (size_t)snprintf(
 				t->footer + len, sizeof(t->footer) - len,
 				"   %s/%s: geometric mean %.2fx (%.2f-%.2fx "
 				"over %d distributions)\n",
 				t->series[s].name, t->series[t->ref].name,
-				exp(lg / n), lo, hi, n);
+				r.gmean, r.lo, r.hi, r.n);
 	}
 }
 

@@ -42,27 +42,14 @@ static void rep_stosb(void *p, size_t npages)
 /* geometric mean, min and max of the ratios, under the table */
 static void summarize(struct table *t, int s)
 {
-	double lg = 0, lo = 1e9, hi = 0;
-	int n = 0, xlo = 0, xhi = 0;
+	struct ratio_span r = ratio_span(t, s);
 
-	for (int x = 0; x < t->nx; x++) {
-		const struct cell *c = table_cell(t, s, x);
-
-		if (c->state != CELL_OK || c->ratio <= 0)
-			continue;
-		lg += log(c->ratio);
-		n++;
-		if (c->ratio < lo)
-			lo = c->ratio, xlo = x;
-		if (c->ratio > hi)
-			hi = c->ratio, xhi = x;
-	}
-	if (n > 1)
+	if (r.n > 1)
 		snprintf(t->footer, sizeof(t->footer),
 			 "   %s/%s: geometric mean %.2fx, lowest %.2fx (%s), "
 			 "highest %.2fx (%s)\n",
-			 t->series[s].name, t->series[t->ref].name, exp(lg / n),
-			 lo, t->xlabel[xlo], hi, t->xlabel[xhi]);
+			 t->series[s].name, t->series[t->ref].name, r.gmean,
+			 r.lo, t->xlabel[r.xlo], r.hi, t->xlabel[r.xhi]);
 }
 
 static void run_table(struct table *t, enum sweep_kind kind,
