@@ -16,6 +16,8 @@
 
 #ifdef HAVE_LIBCPUID
 #include <libcpuid.h>
+
+#include "codename.h"
 #endif
 
 static struct arena A;
@@ -245,6 +247,69 @@ START_TEST(detection_matches_libcpuid)
 }
 END_TEST
 
+#ifdef HAVE_LIBCPUID
+/* CPUID leaves of an Intel family 6 CPU of the given model with a Xeon
+ * brand string: enough for libcpuid to name it. */
+static void synthetic_xeon(struct cpu_raw_data_t *raw, unsigned model)
+{
+	static const char brand[49] =
+		"Intel(R) Xeon(R) Processor                      ";
+
+	memset(raw, 0, sizeof(*raw));
+	raw->basic_cpuid[0][0] = 0x1f;
+	memcpy(&raw->basic_cpuid[0][1], "Genu", 4);
+	memcpy(&raw->basic_cpuid[0][3], "ineI", 4);
+	memcpy(&raw->basic_cpuid[0][2], "ntel", 4);
+	raw->basic_cpuid[1][0] = 0x600;
+	codename_set_model(raw, model);
+	raw->ext_cpuid[0][0] = 0x80000008;
+	for (int l = 0; l < 3; l++)
+		for (int r = 0; r < 4; r++)
+			memcpy(&raw->ext_cpuid[2 + l][r],
+			       brand + 16 * l + 4 * r, 4);
+}
+#endif
+
+#ifdef HAVE_LIBCPUID
+static int libcpuid_at_most(int major, int minor, int patch)
+{
+	int a = 0, b = 0, c = 0;
+
+	sscanf(cpuid_lib_version(), "%d.%d.%d", &a, &b, &c);
+	return a != major ? a < major : b != minor ? b < minor : c <= patch;
+}
+#endif
+
+/*
+ * libcpuid 0.6.2 names family 6 model 207 "Xeon (Conroe/2M)" (the row of
+ * model 15; without the real CPU's caches, another old row) and model 0x3c
+ * "Haswell (Xeon)" (a row of its own): the first name must be hidden, the
+ * second shown.  A libcpuid that knows model 207 names it otherwise and only
+ * the second half applies.
+ */
+START_TEST(codename_only_where_libcpuid_knows_the_model)
+{
+#ifdef HAVE_LIBCPUID
+	struct cpu_raw_data_t raw;
+	struct cpu_id_t id;
+
+	synthetic_xeon(&raw, 207);
+	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
+	ck_assert_int_eq(id.ext_model, 207);
+	if (libcpuid_at_most(0, 6, 2))
+		ck_assert_msg(!codename_known(&raw, &id),
+			      "libcpuid %s cannot know model 207, yet its "
+			      "guess \"%s\" was believed",
+			      cpuid_lib_version(), id.cpu_codename);
+	synthetic_xeon(&raw, 0x3c);
+	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
+	ck_assert_msg(strstr(id.cpu_codename, "Haswell"), "libcpuid said %s",
+		      id.cpu_codename);
+	ck_assert_int_eq(codename_known(&raw, &id), 1);
+#endif
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -258,6 +323,7 @@ int main(void)
 	tcase_add_test(tc, pages_any_alignment);
 	tcase_add_test(tc, introspection);
 	tcase_add_test(tc, detection_matches_libcpuid);
+	tcase_add_test(tc, codename_only_where_libcpuid_knows_the_model);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

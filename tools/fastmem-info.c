@@ -16,6 +16,8 @@
 #endif
 #ifdef HAVE_LIBCPUID
 #include <libcpuid.h>
+
+#include "codename.h"
 #endif
 
 static const char *const op_names[FM_OP_COUNT] = {
@@ -26,6 +28,7 @@ struct identity {
 	char vendor[32];
 	char brand[80];
 	char codename[64];
+	char guessed[64]; /* libcpuid's name for a model it does not know */
 	int family, model, stepping;
 	const char *source;
 };
@@ -42,6 +45,15 @@ static __attribute__((unused)) void trim(char *s)
 	n = strlen(s);
 	while (n && s[n - 1] == ' ')
 		s[--n] = 0;
+}
+
+static const char *cpuid_version_or_none(void)
+{
+#ifdef HAVE_LIBCPUID
+	return cpuid_lib_version();
+#else
+	return "";
+#endif
 }
 
 static void identify(struct identity *id)
@@ -81,8 +93,12 @@ static void identify(struct identity *id)
 	if (cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &data) == 0) {
 		snprintf(id->vendor, sizeof(id->vendor), "%s", data.vendor_str);
 		snprintf(id->brand, sizeof(id->brand), "%s", data.brand_str);
-		snprintf(id->codename, sizeof(id->codename), "%s",
-			 data.cpu_codename);
+		if (codename_known(&raw, &data))
+			snprintf(id->codename, sizeof(id->codename), "%s",
+				 data.cpu_codename);
+		else
+			snprintf(id->guessed, sizeof(id->guessed), "%s",
+				 data.cpu_codename);
 		trim(id->brand);
 		id->family = data.ext_family;
 		id->model = data.ext_model;
@@ -200,13 +216,17 @@ static void print_text(const struct identity *id)
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
 	printf("CPU         %s %s\n", id->vendor, id->brand);
-	if (id->family >= 0)
+	if (id->family >= 0) {
 		printf("            family %d, model %d, stepping %d%s%s "
 		       "(identity: %s)\n",
 		       id->family, id->model, id->stepping,
 		       id->codename[0] ? ", codename " : "", id->codename,
 		       id->source);
-	else
+		if (id->guessed[0])
+			printf("            libcpuid %s does not know this "
+			       "model; its guess \"%s\" is not shown\n",
+			       cpuid_version_or_none(), id->guessed);
+	} else
 		printf("            (no CPU identity on this architecture)\n");
 	printf("features    %s\n", fm_cpu_features_detected());
 	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
@@ -291,7 +311,15 @@ static void print_json(const struct identity *id)
 	json_str(id->brand);
 	printf(",\"family\":%d,\"model\":%d,\"stepping\":%d,\"codename\":",
 	       id->family, id->model, id->stepping);
-	json_str(id->codename);
+	if (id->codename[0])
+		json_str(id->codename);
+	else
+		printf("null");
+	printf(",\"codename_guessed\":");
+	if (id->guessed[0])
+		json_str(id->guessed);
+	else
+		printf("null");
 	printf(",\"identity_source\":");
 	json_str(id->source);
 	printf(",\"features\":");
