@@ -243,6 +243,23 @@ START_TEST(probe_calibration)
 }
 END_TEST
 
+/* rep movsb is avoided exactly where the destination is 1-63 bytes ahead
+ * of the source modulo 4096, whatever the pages */
+START_TEST(rep_movsb_aliasing)
+{
+	static unsigned char buf[3 * 4096];
+
+	for (long dist = -130; dist <= 4096 + 130; dist++) {
+		long mod = ((dist % 4096) + 4096) % 4096;
+		const unsigned char *s = buf + 4096;
+
+		ck_assert_msg(fm_rep_movsb_slow(s + dist, s) ==
+				      (mod >= 1 && mod <= 63),
+			      "distance %ld", dist);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -253,6 +270,7 @@ int main(void)
 	tcase_add_test(tc, golden_crossovers);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
 	tcase_add_test(tc, probe_calibration);
+	tcase_add_test(tc, rep_movsb_aliasing);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

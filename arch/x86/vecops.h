@@ -337,7 +337,7 @@ static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
 	    fm_x86_stream(t, op, d, s, n))
 		return copy_nt(d, s, n);
 	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
-	    (uintptr_t)s - (uintptr_t)d >= FM_LINE)
+	    (uintptr_t)s - (uintptr_t)d >= FM_LINE && !fm_rep_movsb_slow(d, s))
 		return copy_rep(d, s, n);
 	return copy_loop(d, s, n);
 }
