@@ -1172,6 +1172,7 @@ static void trace_skip(struct pair *pairs, size_t smallest)
 
 		if (!p->found)
 			continue;
+		p->x[0] = p->x[1] = -1; /* until measured */
 		if (!any_replayable(dop)) {
 			snprintf(p->skip, sizeof(p->skip),
 				 "no --trace file records 100 or more %s",
