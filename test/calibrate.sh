@@ -92,7 +92,71 @@ env -u FASTMEM_CONFIG XDG_CONFIG_HOME="$dir/xdg" "$info" |
 	grep -q "config ($dir/xdg/fastmem/fastmem.conf)" ||
 	fail "fastmem-info does not read the XDG default"
 
-# 4. --system writes the system config (here FASTMEM_SYSTEM_CONFIG's), as
+# 4. --trace: a bad or missing file is refused before anything runs; with
+# --dry-run the config stays byte-identical; a real run writes only keys a
+# new process accepts (which keys, if any, depends on timing: not asserted)
+distdir=${top_srcdir:-$top_builddir/../..}/docs/distributions
+trace=$distdir/git-log-p.trace
+[ -r "$trace" ] || fail "no shipped trace at $trace"
+printf 'fastmem-trace 1\nmemcpy 12 oops\n' >"$dir/bad.trace"
+for t in "$dir/bad.trace" "$dir/missing.trace"; do
+	cp "$conf" "$dir/before"
+	rc=0
+	FASTMEM_CONFIG=$conf "$bench" calibrate --dry-run --trace "$t" \
+		>"$dir/bad.out" 2>"$dir/bad.err" || rc=$?
+	[ "$rc" = 2 ] || fail "--trace $t: exit $rc, not 2"
+	grep -q "fastmem-bench calibrate: --trace $t" "$dir/bad.err" ||
+		fail "--trace $t: no message naming it: $(cat "$dir/bad.err")"
+	cmp -s "$conf" "$dir/before" || fail "--trace $t changed $conf"
+done
+cp "$conf" "$dir/before"
+# shellcheck disable=SC2086
+FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run --trace "$trace" \
+	>"$dir/tdry.out" 2>&1 || fail "calibrate --trace --dry-run exited $?"
+cmp -s "$conf" "$dir/before" || fail "--trace --dry-run changed $conf"
+grep -q "^== calibrate --trace: the memcpy variant" "$dir/tdry.out" ||
+	fail "--trace: no variant report: $(cat "$dir/tdry.out")"
+tconf=$dir/tcfg/fastmem.conf
+mkdir -p "$dir/tcfg"
+printf 'memmove = generic\nnt_threshold.clear_page = 8M\n' >"$tconf"
+# the current memcpy forced to generic, so that a variant key is likely
+# (not required) to be written
+# shellcheck disable=SC2086
+FASTMEM_MEMCPY=generic FASTMEM_CONFIG=$tconf "$bench" calibrate $short \
+	--trace "$trace" --json >"$dir/t.json" 2>"$dir/t.err" ||
+	fail "calibrate --trace exited $?: $(cat "$dir/t.err")"
+grep -qx 'nt_threshold.clear_page = 8M' "$tconf" ||
+	fail "--trace dropped or rewrote nt_threshold.clear_page"
+FASTMEM_CONFIG=$tconf "$info" --json >"$dir/tinfo.json" 2>"$dir/tinfo.err"
+[ ! -s "$dir/tinfo.err" ] ||
+	fail "fastmem-info warns about what --trace wrote: $(cat "$dir/tinfo.err")"
+python3 - "$tconf" "$dir/tinfo.json" "$dir/t.json" <<'EOF2'
+import json, sys
+
+conf, info = sys.argv[1], json.load(open(sys.argv[2]))
+cal = json.load(open(sys.argv[3]))["calibration"]
+assert "trace" in cal and cal["trace"]["files"], cal
+ops = info["operations"]
+for line in open(conf):
+    line = line.strip()
+    if not line or line.startswith("#"):
+        continue
+    key, val = (x.strip() for x in line.split("=", 1))
+    if key in ("memcpy", "memmove", "memset"):
+        assert ops[key]["selected"] == val, (key, ops[key])
+        assert ops[key]["reason"] == "config (%s)" % conf, ops[key]
+    elif key.startswith("nt_threshold."):
+        src = ops[key.split(".", 1)[1]]["nt_threshold_source"]
+        assert src == "config (%s)" % conf, (key, src)
+    else:
+        assert key.startswith("stream_cold."), key
+for v in cal["trace"]["variants"]:
+    if v["chosen"]:
+        assert ops[v["op"]]["selected"] == v["chosen"], v
+print("calibrate.sh: --trace wrote only accepted keys")
+EOF2
+
+# 5. --system writes the system config (here FASTMEM_SYSTEM_CONFIG's), as
 # root only, 0644 whatever the umask, and a new process reads it; a user's
 # own config still outranks it
 sys=$dir/etc/fastmem.conf

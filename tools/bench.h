@@ -77,6 +77,8 @@ struct options {
 	int thp;      /* advise transparent huge pages */
 	char **files; /* replay: the distributions named */
 	int nfiles;
+	const char *traces[32]; /* calibrate --trace FILE (repeatable) */
+	int ntraces;
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
 };
@@ -335,6 +337,15 @@ int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);
 int replay_prepare(void); /* read the files, before the header */
+/* Replay machinery, shared with calibrate --trace (distribution.h's
+ * struct dist; op is DIST_COPY or DIST_SET). */
+struct dist;
+int replayable(const struct dist *d, int op);
+void replay_arenas(size_t arena[3]); /* L1, LLC, memory; src + dst */
+size_t replay_max_call(const struct dist *d, int op);
+void replay_cell(const struct dist *d, int op, unsigned arena, size_t side,
+		 const struct series *ser, int ns, int ref, char *src,
+		 char *dst, struct cell *out);
 int cmd_parallel(void);
 
 #endif /* FASTMEM_BENCH_H */

@@ -172,7 +172,7 @@ static void make_seq(struct call *seq, const struct dist *d, int op,
 }
 
 /* Enough calls of op to replay (an LLVM list holds probabilities). */
-static int replayable(const struct dist *x, int op)
+int replayable(const struct dist *x, int op)
 {
 	return x->format == DIST_LLVM ? x->total[op] > 0
 				      : x->total[op] >= MIN_CALLS;
@@ -288,27 +288,82 @@ int replay_prepare(void)
 	return load_all(d, &nd);
 }
 
-int cmd_replay(void)
+/* The arenas, source and destination together: L1, LLC, memory. */
+void replay_arenas(size_t arena[3])
 {
 	struct fm_cache_info ci;
-	struct call *seq;
-	size_t arena[3], maxn = 0, side_max;
-	const char *arena_name[3] = { "L1", "LLC", "memory" };
-	char *src, *dst;
-	long steps = 0;
 
 	fm_cache_info(&ci);
-	/* arenas, source and destination together */
 	arena[0] = ci.l1d ? ci.l1d : 32 * KIB;
 	arena[1] = ci.l3 ? ci.l3 / 2 : ci.l2 ? ci.l2 : 4 * MIB;
 	if (arena[1] < 4 * arena[0])
 		arena[1] = 4 * arena[0];
 	arena[2] = sizeof(void *) < 8 ? 256 * MIB
 				      : region_total(256 * MIB, 1 * GIB);
+}
+
+/* The largest call of op that d replays. */
+size_t replay_max_call(const struct dist *d, int op)
+{
+	return d->max[op] < MAX_CALL ? d->max[op] : MAX_CALL;
+}
+
+/*
+ * One cell: d's op replayed through the ns series, interleaved
+ * (measure_cell), with the buffers (src and dst, each at least
+ * side + the largest call + a page) in arena a of `side` bytes per buffer.
+ * ratios in out[] are to series ref.
+ */
+void replay_cell(const struct dist *d, int op, unsigned a, size_t side,
+		 const struct series *ser, int ns, int ref, char *src,
+		 char *dst, struct cell *out)
+{
+	static struct call *seq;
+	struct job jobs[MAX_SERIES];
+	size_t pos[MAX_SERIES];
+
+	if (!seq)
+		seq = malloc(SEQ * sizeof(*seq));
+	if (!seq) {
+		fprintf(stderr, "fastmem-bench: out of memory\n");
+		exit(1);
+	}
+	make_seq(seq, d, op, side, a);
+	cur_seq = seq;
+	for (int s = 0; s < ns; s++) {
+		struct job *j = &jobs[s];
+
+		memset(j, 0, sizeof(*j));
+		j->s = &ser[s];
+		j->src = src;
+		j->dst = dst;
+		pos[s] = 0;
+		j->pos = &pos[s];
+		j->slots = SEQ;
+		j->ops = SEQ; /* a run: k passes */
+		j->c = opt.byte;
+		if (op == DIST_COPY) {
+			j->run = run_replay_copy;
+			j->verify = verify_replay_copy;
+		} else {
+			j->run = run_replay_set;
+			j->verify = verify_replay_set;
+		}
+	}
+	measure_cell(jobs, ns, ref, UNIT_NS, out, NULL);
+}
+
+int cmd_replay(void)
+{
+	size_t arena[3], maxn = 0, side_max;
+	const char *arena_name[3] = { "L1", "LLC", "memory" };
+	char *src, *dst;
+	long steps = 0;
+
+	replay_arenas(arena);
 	for (int i = 0; i < nd; i++)
 		for (int op = 0; op < DIST_OPS; op++) {
-			size_t m = d[i].max[op] < MAX_CALL ? d[i].max[op]
-							   : MAX_CALL;
+			size_t m = replay_max_call(&d[i], op);
 			maxn = m > maxn ? m : maxn;
 			if (replayable(&d[i], op))
 				steps += 3;
@@ -316,11 +371,6 @@ int cmd_replay(void)
 	side_max = arena[2] / 2 + maxn + PAGE;
 	src = buf_alloc(side_max, 0x11);
 	dst = buf_alloc(side_max, 0x22);
-	seq = malloc(SEQ * sizeof(*seq));
-	if (!seq) {
-		fprintf(stderr, "fastmem-bench: out of memory\n");
-		return 1;
-	}
 	note("replay: %d calls drawn per distribution with a fixed seed; "
 	     "offsets uniform over the arena; fastmem = fm_memcpy (%s) and "
 	     "fm_memset (%s) as dispatched",
@@ -362,7 +412,6 @@ int cmd_replay(void)
 			struct table *t = table_new("", UNIT_NS, 0);
 			size_t side = arena[a] / 2;
 			char as[24];
-			size_t pos[MAX_SERIES];
 
 			fmt_size(arena[a], as, sizeof(as));
 			snprintf(t->id, sizeof(t->id), "replay %s %s",
@@ -385,39 +434,16 @@ int cmd_replay(void)
 			t->xname = "distribution";
 			t->ns = replay_series(fop, t->series);
 			for (int i = 0; i < nd; i++) {
-				struct job jobs[MAX_SERIES];
 				struct cell out[MAX_SERIES];
 
 				if (!replayable(&d[i], op))
 					continue;
 				table_add_point(t, (size_t)i, d[i].name);
-				make_seq(seq, &d[i], op, side, a);
-				cur_seq = seq;
 				activity("replay %s %s %s", d[i].name,
 					 op == DIST_COPY ? "memcpy" : "memset",
 					 arena_name[a]);
-				for (int s = 0; s < t->ns; s++) {
-					struct job *j = &jobs[s];
-
-					memset(j, 0, sizeof(*j));
-					j->s = &t->series[s];
-					j->src = src;
-					j->dst = dst;
-					pos[s] = 0;
-					j->pos = &pos[s];
-					j->slots = SEQ;
-					j->ops = SEQ; /* a run: k passes */
-					j->c = opt.byte;
-					if (op == DIST_COPY) {
-						j->run = run_replay_copy;
-						j->verify = verify_replay_copy;
-					} else {
-						j->run = run_replay_set;
-						j->verify = verify_replay_set;
-					}
-				}
-				measure_cell(jobs, t->ns, t->ref, UNIT_NS, out,
-					     NULL);
+				replay_cell(&d[i], op, a, side, t->series,
+					    t->ns, t->ref, src, dst, out);
 				for (int s = 0; s < t->ns; s++)
 					*table_cell(t, s, t->nx - 1) = out[s];
 				progress_step(activity_text());
@@ -427,7 +453,6 @@ int cmd_replay(void)
 		}
 	}
 	progress_end();
-	free(seq);
 	buf_free(src, side_max);
 	buf_free(dst, side_max);
 	for (int i = 0; i < nd; i++)

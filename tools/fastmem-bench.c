@@ -65,6 +65,7 @@ enum {
 	O_BASIS,
 	O_BYTE,
 	O_THREADS,
+	O_TRACE,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "basis", required_argument, 0, O_BASIS },
 	{ "byte", required_argument, 0, O_BYTE },
 	{ "threads", required_argument, 0, O_THREADS },
+	{ "trace", required_argument, 0, O_TRACE },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -125,6 +127,7 @@ static unsigned applies(int o)
 	case O_DRY_RUN:
 	case O_SYSTEM:
 	case O_BASIS:
+	case O_TRACE:
 		return B(CMD_CALIBRATE);
 	default:
 		return ALL_CMDS;
@@ -329,6 +332,18 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"                       fastmem-info shows its path), "
 			"for every user and\n"
 			"                       for privileged programs\n"
+			"      --trace FILE     weigh the decisions by a "
+			"program's recorded sizes\n"
+			"                       (FASTMEM_TRACE or LLVM libc "
+			"file; repeatable): also\n"
+			"                       replay every memcpy/memset "
+			"variant against the\n"
+			"                       current one, and write a key "
+			"only where the replay\n"
+			"                       gains more than 2%%, the runs' "
+			"range and an A/A\n"
+			"                       control's noise, and loses in "
+			"no file and arena\n"
 			"      --basis WHICH    both (default: streaming must "
 			"win "
 			"hot and cold), cold,\n"
@@ -728,6 +743,11 @@ int main(int argc, char **argv)
 		case O_THREADS:
 			parse_threads(optarg);
 			break;
+		case O_TRACE:
+			if (opt.ntraces >= 32)
+				bad("at most 32 --trace files%s", "");
+			opt.traces[opt.ntraces++] = optarg;
+			break;
 		case O_BASIS:
 			if (!strcmp(optarg, "both"))
 				opt.basis = BASIS_BOTH;
@@ -756,8 +776,8 @@ int main(int argc, char **argv)
 	if (opt.plot)
 		plot_check();
 
-	if (opt.cmd == CMD_CALIBRATE && calibrate_check())
-		return 1;
+	if (opt.cmd == CMD_CALIBRATE && (rc = calibrate_check()))
+		return rc;
 	if (opt.cmd == CMD_REPLAY && replay_prepare())
 		return 2;
 	install_crash_handler();
