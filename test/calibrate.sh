@@ -10,7 +10,7 @@ set -eu
 
 # settings of the caller's shell would change what fastmem-info reports
 unset FASTMEM_NT_THRESHOLD FASTMEM_DISABLE FASTMEM_MEMCPY FASTMEM_MEMMOVE \
-	FASTMEM_MEMSET FASTMEM_COPY_PAGE FASTMEM_CLEAR_PAGE
+	FASTMEM_MEMSET FASTMEM_COPY_PAGE FASTMEM_CLEAR_PAGE FASTMEM_THREADS
 bench=$top_builddir/fastmem-bench
 info=$top_builddir/fastmem-info
 if ! command -v python3 >/dev/null 2>&1; then
@@ -155,6 +155,42 @@ for v in cal["trace"]["variants"]:
         assert ops[v["op"]]["selected"] == v["chosen"], v
 print("calibrate.sh: --trace wrote only accepted keys")
 EOF2
+
+# 4b. --parallel: --dry-run writes nothing; a real run replaces the threads
+# line with one (its value depends on timing: not asserted) that a new
+# process reports as the cap of the parallel calls, from the config
+pconf=$dir/pcfg/fastmem.conf
+mkdir -p "$dir/pcfg"
+printf 'threads = 7\nmemmove = generic\n' >"$pconf"
+cp "$pconf" "$dir/before"
+pshort="--quick --no-progress --mode hot --sizes 4K -r 3 --parallel"
+# shellcheck disable=SC2086
+FASTMEM_CONFIG=$pconf "$bench" calibrate $pshort --dry-run \
+	>"$dir/pdry.out" 2>&1 || fail "calibrate --parallel --dry-run exited $?"
+cmp -s "$pconf" "$dir/before" || fail "--parallel --dry-run changed $pconf"
+# shellcheck disable=SC2086
+FASTMEM_CONFIG=$pconf "$bench" calibrate $pshort --json >"$dir/p.json" \
+	2>"$dir/p.err" || fail "calibrate --parallel exited $?: $(cat "$dir/p.err")"
+grep -qx 'memmove = generic' "$pconf" || fail "--parallel dropped a user line"
+FASTMEM_CONFIG=$pconf "$info" --json >"$dir/pinfo.json"
+python3 - "$pconf" "$dir/pinfo.json" "$dir/p.json" <<'EOF3'
+import json, sys
+
+conf, info = sys.argv[1], json.load(open(sys.argv[2]))
+cal = json.load(open(sys.argv[3]))["calibration"]["parallel"]
+lines = [l.split("=")[1].strip() for l in open(conf) if l.startswith("threads")]
+assert len(lines) == 1, lines
+par = info["parallel"]
+if info["parallel"]["cpus"] < 2:
+    assert cal["threads"] == 0 and lines == ["7"], (cal, lines)
+else:
+    assert 1 <= cal["threads"] <= par["cpus"], cal
+    assert lines == [str(cal["threads"])], (lines, cal)
+    assert par["cap"] == cal["threads"], par
+    assert par["cap_source"] == "config (%s)" % conf, par
+    assert par["threads"] <= cal["threads"], par
+print("calibrate.sh: --parallel wrote threads =", lines[0])
+EOF3
 
 # 5. --system writes the system config (here FASTMEM_SYSTEM_CONFIG's), as
 # root only, 0644 whatever the umask, and a new process reads it; a user's

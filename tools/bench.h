@@ -78,6 +78,7 @@ struct options {
 	char **files; /* replay: the distributions named */
 	int nfiles;
 	const char *traces[32]; /* calibrate --trace FILE (repeatable) */
+	int calib_parallel;	/* calibrate --parallel */
 	int ntraces;
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
@@ -332,7 +333,8 @@ int cmd_page(void);
 int cmd_readback(void);
 int cmd_extent(void);
 int cmd_calibrate(void);
-int calibrate_check(void); /* the config path can be had, before the header */
+int calibrate_check(void);
+unsigned parallel_calibrate(char *why, size_t len); /* calibrate --parallel */ /* the config path can be had, before the header */
 int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);

@@ -321,6 +321,10 @@ static int writes_cold(const struct pair *p)
 	       !p->held;
 }
 
+/* --parallel: the thread cap measured (0 none) and why */
+static unsigned threads_written;
+static char threads_why[512];
+
 /* --trace: the variant keys written ("memcpy", "memset"; NULL none) */
 static const char *variant_written[2];
 static int ntrace; /* --trace files */
@@ -336,6 +340,8 @@ static int ours(const char *line, const struct pair *pairs, int np)
 	if (!strncmp(p, "# fastmem-bench calibrate", 25))
 		return 1;
 	kl = strcspn(p, " \t=\n");
+	if (threads_written && kl == 7 && !strncmp(p, "threads", 7))
+		return 1;
 	for (int i = 0; i < 2; i++)
 		if (variant_written[i] && strlen(variant_written[i]) == kl &&
 		    !strncmp(p, variant_written[i], kl))
@@ -1371,7 +1377,7 @@ int cmd_calibrate(void)
 	int nsizes = pick_sizes(sizes), nfound = 0;
 	unsigned modes = opt.modes ? opt.modes : MODE_HOT | MODE_COLD;
 	size_t side, maxn = sizes[nsizes - 1];
-	char path[4096], block[2048], a[24];
+	char path[4096], block[4096], a[24];
 	const char *whence = "";
 	size_t bl = 0;
 	char *src, *dst;
@@ -1426,6 +1432,9 @@ int cmd_calibrate(void)
 	}
 	if (ntrace)
 		trace_decide(pairs);
+	if (opt.calib_parallel)
+		threads_written =
+			parallel_calibrate(threads_why, sizeof(threads_why));
 
 	/* the block to write */
 	time_t now = time(NULL);
@@ -1444,6 +1453,13 @@ int cmd_calibrate(void)
 			block + bl, sizeof(block) - bl,
 			"# fastmem-bench calibrate --trace: %s\n%s = %s\n",
 			v->why, v->key, v->ser[v->chosen].name);
+		nrec++;
+	}
+	if (threads_written) {
+		bl += (size_t)snprintf(block + bl, sizeof(block) - bl,
+				       "# fastmem-bench calibrate --parallel: "
+				       "%s\nthreads = %u\n",
+				       threads_why, threads_written);
 		nrec++;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -1545,6 +1561,11 @@ int cmd_calibrate(void)
 			       p->measured[1] ? c : "not measured",
 			       p->rec ? a : "no change", p->why);
 		}
+		if (threads_written)
+			printf("   threads -> %u\n        (%s)\n",
+			       threads_written, threads_why);
+		else if (opt.calib_parallel)
+			printf("   threads not measured: %s\n", threads_why);
 		putchar('\n');
 	}
 
@@ -1590,6 +1611,11 @@ int cmd_calibrate(void)
 					"%s line\n",
 					i ? "FASTMEM_MEMSET" : "FASTMEM_MEMCPY",
 					variant_written[i]);
+		if (written && threads_written && getenv("FASTMEM_THREADS"))
+			fprintf(stderr,
+				"fastmem-bench calibrate: note: FASTMEM_THREADS "
+				"is set and overrides the config file's threads "
+				"line\n");
 		if (getenv("FASTMEM_NT_THRESHOLD"))
 			fprintf(stderr,
 				"fastmem-bench calibrate: note: "
@@ -1642,6 +1668,11 @@ int cmd_calibrate(void)
 			   (p->op == FM_OP_MEMCPY ? copy_keys : set_keys)[1]);
 	}
 	json_extra("]");
+	if (opt.calib_parallel) {
+		json_escape(threads_why, esc, sizeof(esc));
+		json_extra(",\"parallel\":{\"threads\":%u,\"why\":\"%s\"}",
+			   threads_written, esc);
+	}
 	if (ntrace)
 		trace_json(pairs);
 	json_extra("}");

@@ -142,8 +142,8 @@ static void conclude(struct table *t, int single, int autos)
 		t->footer[sizeof(t->footer) - 1] = 0;
 }
 
-static void run_table(enum kind kind, int cold, const size_t *sizes, int n,
-		      const struct region *r, int ntc)
+static struct table *run_table(enum kind kind, int cold, const size_t *sizes,
+			       int n, const struct region *r, int ntc)
 {
 	static const char *const op[] = { "memcpy", "memset", "clear_pages" };
 	static const char *const single[] = { "fm_memcpy", "fm_memset",
@@ -220,6 +220,7 @@ static void run_table(enum kind kind, int cold, const size_t *sizes, int n,
 	if (autos >= 0)
 		conclude(t, 1, autos);
 	table_emit(t);
+	return t;
 }
 
 int cmd_parallel(void)
@@ -287,4 +288,73 @@ int cmd_parallel(void)
 	buf_free(r.src, r.side);
 	buf_free(r.dst, r.side);
 	return 0;
+}
+
+/*
+ * calibrate --parallel: the thread count to cap the automatic one at, from
+ * cold copies and sets of 256 MiB (--quick 64 MiB) split over 1, 2, ...
+ * CPUs threads.  A count counts only if it beats the one-thread call by
+ * more than 5% in both (the runs' spread on a shared host is a few %), and
+ * the smallest count within 3% of the best is taken: more threads than
+ * that take CPUs and gain nothing.  Returns the count (1 where splitting
+ * does not pay) and says why; 0 with one CPU, where there is nothing to
+ * decide.
+ */
+unsigned parallel_calibrate(char *why, size_t len)
+{
+	size_t size = opt.quick ? 64 * MIB : 256 * MIB;
+	unsigned n = cpus(), best = 1;
+	double score[MAX_TCOUNTS] = { 0 }, top = 1;
+	struct table *t[2];
+	struct region r;
+	int ntc = 0;
+
+	if (n < 2) {
+		snprintf(why, len, "one CPU in the affinity mask");
+		return 0;
+	}
+	for (unsigned c = 2; c <= n && ntc < MAX_TCOUNTS; c = c < 4 ? c + 1
+								     : 2 * c)
+		threads_of[ntc++] = c;
+	r.side = PAGE + 4 * sweep_stride(size);
+	r.side = (r.side + MIB - 1) & ~(MIB - 1);
+	r.src = buf_alloc(r.side, 0x11);
+	r.dst = buf_alloc(r.side, 0x22);
+	progress_begin(2);
+	t[0] = run_table(K_COPY, 1, &size, 1, &r, ntc);
+	t[1] = run_table(K_SET, 1, &size, 1, &r, ntc);
+	progress_end();
+	buf_free(r.src, r.side);
+	buf_free(r.dst, r.side);
+	/* series 0 libc, 1 the one-thread call, 2.. the counts */
+	for (int k = 0; k < ntc; k++) {
+		double lo = 0;
+
+		for (int o = 0; o < 2; o++) {
+			double v = med_ratio(t[o], 2 + k, 1, 0);
+
+			lo = o == 0 || v < lo ? v : lo;
+		}
+		score[k] = lo;
+		if (lo > top)
+			top = lo;
+	}
+	if (top > 1.05) {
+		for (int k = ntc - 1; k >= 0; k--)
+			if (score[k] >= 0.97 * top)
+				best = threads_of[k];
+	}
+	size_t l = (size_t)snprintf(why, len,
+				    "cold copy and set of %zu MiB, the slower "
+				    "of the two over one thread:",
+				    size / MIB);
+	for (int k = 0; k < ntc && l < len; k++)
+		l += (size_t)snprintf(why + l, len - l, " %u threads %.2fx",
+				      threads_of[k], score[k]);
+	if (l < len)
+		snprintf(why + l, len - l, "%s",
+			 best == 1 ? "; no count gains more than 5%"
+				   : "; the fewest threads within 3% of the "
+				     "best");
+	return best;
 }

@@ -66,6 +66,7 @@ enum {
 	O_BYTE,
 	O_THREADS,
 	O_TRACE,
+	O_PARALLEL,
 };
 
 static const struct option long_opts[] = {
@@ -91,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "byte", required_argument, 0, O_BYTE },
 	{ "threads", required_argument, 0, O_THREADS },
 	{ "trace", required_argument, 0, O_TRACE },
+	{ "parallel", no_argument, 0, O_PARALLEL },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -128,6 +130,7 @@ static unsigned applies(int o)
 	case O_SYSTEM:
 	case O_BASIS:
 	case O_TRACE:
+	case O_PARALLEL:
 		return B(CMD_CALIBRATE);
 	default:
 		return ALL_CMDS;
@@ -344,6 +347,12 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"range and an A/A\n"
 			"                       control's noise, and loses in "
 			"no file and arena\n"
+			"      --parallel       also measure the *_parallel "
+			"calls, cold, on 1..CPUs\n"
+			"                       threads and write threads = N, "
+			"the fewest threads\n"
+			"                       within 3%% of the best (1 where "
+			"none gains 5%%)\n"
 			"      --basis WHICH    both (default: streaming must "
 			"win "
 			"hot and cold), cold,\n"
@@ -747,6 +756,9 @@ int main(int argc, char **argv)
 			if (opt.ntraces >= 32)
 				bad("at most 32 --trace files%s", "");
 			opt.traces[opt.ntraces++] = optarg;
+			break;
+		case O_PARALLEL:
+			opt.calib_parallel = 1;
 			break;
 		case O_BASIS:
 			if (!strcmp(optarg, "both"))
