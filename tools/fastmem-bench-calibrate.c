@@ -1612,10 +1612,11 @@ int cmd_calibrate(void)
 					i ? "FASTMEM_MEMSET" : "FASTMEM_MEMCPY",
 					variant_written[i]);
 		if (written && threads_written && getenv("FASTMEM_THREADS"))
-			fprintf(stderr,
-				"fastmem-bench calibrate: note: FASTMEM_THREADS "
-				"is set and overrides the config file's threads "
-				"line\n");
+			fprintf(stderr, "fastmem-bench calibrate: note: "
+					"FASTMEM_THREADS "
+					"is set and overrides the config "
+					"file's threads "
+					"line\n");
 		if (getenv("FASTMEM_NT_THRESHOLD"))
 			fprintf(stderr,
 				"fastmem-bench calibrate: note: "

@@ -313,8 +313,8 @@ unsigned parallel_calibrate(char *why, size_t len)
 		snprintf(why, len, "one CPU in the affinity mask");
 		return 0;
 	}
-	for (unsigned c = 2; c <= n && ntc < MAX_TCOUNTS; c = c < 4 ? c + 1
-								     : 2 * c)
+	for (unsigned c = 2; c <= n && ntc < MAX_TCOUNTS;
+	     c = c < 4 ? c + 1 : 2 * c)
 		threads_of[ntc++] = c;
 	r.side = PAGE + 4 * sweep_stride(size);
 	r.side = (r.side + MIB - 1) & ~(MIB - 1);
