@@ -6,8 +6,9 @@
  * copy_<family>{,_nt,_auto} and set_<family>{,_nt,_auto}, plus static page
  * helpers each family wraps as it needs.
  *
- * Size classes, after glibc's memmove-vec-unaligned-erms: up to 2 VEC a head
- * and a tail vector (or one masked vector), up to 8 VEC four of each, all
+ * Size classes, after glibc's memmove-vec-unaligned-erms: below 32 bytes a
+ * few classes of overlapping word accesses (or one masked vector), up to
+ * 2 VEC a head and a tail vector, up to 8 VEC four of each, all
  * loaded before anything is stored, so these need no overlap check; above
  * that a loop of 4 VEC with aligned stores, forward or backward, with the
  * head and tail vectors loaded first and stored last.  That makes every copy
@@ -286,8 +287,69 @@ static __attribute__((noinline)) void *copy_rep(u8 *d, const u8 *s, size_t n)
 	return d;
 }
 
+#ifndef VMASK_COPY
+/*
+ * Without masked vectors (sse2, avx2), below 32 bytes: three classes, each
+ * copied by overlapping accesses of one width whatever the size within it,
+ * where glibc's ladder branches at 16, 8, 4 and 2.  Real programs' sizes
+ * vary call to call (fastmem-bench replay), and each branch of a ladder
+ * mispredicts about as often as its less likely side is taken.  Four
+ * accesses of w bytes at 0, o, n - w - o and n - w, with o = w from 2w
+ * bytes on, cover any n in [w, 4w]: here 8..31 in four doublewords.
+ */
+static inline void copy_lt32(u8 *d, const u8 *s, size_t n)
+{
+	if (n >= 8) {
+		size_t o = (n >> 4) << 3;
+		uint64_t a = fm_load64(s), b = fm_load64(s + o);
+		uint64_t y = fm_load64(s + n - 8 - o), z = fm_load64(s + n - 8);
+
+		fm_store64(d, a);
+		fm_store64(d + o, b);
+		fm_store64(d + n - 8 - o, y);
+		fm_store64(d + n - 8, z);
+	} else if (n >= 4) {
+		uint32_t a = *(const fm_u32u *)s,
+			 z = *(const fm_u32u *)(s + n - 4);
+
+		*(fm_u32u *)d = a;
+		*(fm_u32u *)(d + n - 4) = z;
+	} else if (n) {
+		/* first, middle and last byte */
+		u8 a = s[0], b = s[n >> 1], z = s[n - 1];
+
+		d[0] = a;
+		d[n >> 1] = b;
+		d[n - 1] = z;
+	}
+}
+
+/*
+ * n <= 8 VEC: copies and says so.  32 to 2 VEC bytes fall through (sort's
+ * moves are 32 and 64 bytes, 92% of them), as in glibc.
+ */
+static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
+{
+	if (FM_UNLIKELY(n < 32)) {
+		copy_lt32(d, s, n);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
+
+		VSTOREU(d, a);
+		VSTOREU(d + n - VEC, b);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		copy_le8(d, s, n);
+		return 1;
+	}
+	return 0;
+}
+#else
 /* n <= 8 VEC: copies and says so */
-static inline int copy_small(u8 *d, const u8 *s, size_t n)
+static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 {
 	if (FM_LIKELY(n <= 2 * VEC)) {
 		copy_le2(d, s, n);
@@ -299,6 +361,7 @@ static inline int copy_small(u8 *d, const u8 *s, size_t n)
 	}
 	return 0;
 }
+#endif
 
 void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
@@ -518,8 +581,57 @@ static __attribute__((noinline)) void *set_rep(u8 *d, int c, size_t n)
 	return d;
 }
 
+#ifndef VMASK_SET
+/*
+ * n < 32: the same idea as copy_lt32, with the classes 4..16 (four words)
+ * and 17..31 (two xmm): recorded sets mix 8 and 16 bytes (python3) or 4 and
+ * 12 (git), which one class takes without a branch between them.
+ */
+static inline void set_lt32(u8 *d, int c, size_t n)
+{
+	if (n > 16) {
+		__m128i v = _mm_set1_epi8((char)c);
+
+		_mm_storeu_si128((__m128i *)(void *)d, v);
+		_mm_storeu_si128((__m128i *)(void *)(d + n - 16), v);
+	} else if (n >= 4) {
+		size_t o = (n >> 3) << 2;
+		uint32_t v = (uint32_t)(unsigned char)c * 0x01010101u;
+
+		*(fm_u32u *)d = v;
+		*(fm_u32u *)(d + o) = v;
+		*(fm_u32u *)(d + n - 4 - o) = v;
+		*(fm_u32u *)(d + n - 4) = v;
+	} else if (n) {
+		d[0] = (u8)c;
+		d[n >> 1] = (u8)c;
+		d[n - 1] = (u8)c;
+	}
+}
+
 /* n <= 8 VEC: sets and says so */
-static inline int set_small(u8 *d, int c, size_t n)
+static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
+{
+	if (FM_UNLIKELY(n < 32)) {
+		set_lt32(d, c, n);
+		return 1;
+	}
+	vec_t v = VSPLAT(c);
+
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		VSTOREU(d, v);
+		VSTOREU(d + n - VEC, v);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		set_le8(d, v, n);
+		return 1;
+	}
+	return 0;
+}
+#else
+/* n <= 8 VEC: sets and says so */
+static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n <= 2 * VEC)) {
 		set_le2(d, c, n);
@@ -531,6 +643,7 @@ static inline int set_small(u8 *d, int c, size_t n)
 	}
 	return 0;
 }
+#endif
 
 void *FN(set_, )(void *dst, int c, size_t n)
 {
