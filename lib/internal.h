@@ -18,6 +18,7 @@
 #define FM_HIDDEN __attribute__((visibility("hidden")))
 #define FM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FM_ALWAYS_INLINE inline __attribute__((always_inline))
 
 /*
  * CPU features the dispatcher knows, as (bit, name).  The names are what the

@@ -6,8 +6,9 @@
  * copy_<family>{,_nt,_auto} and set_<family>{,_nt,_auto}, plus static page
  * helpers each family wraps as it needs.
  *
- * Size classes, after glibc's memmove-vec-unaligned-erms: up to 2 VEC a head
- * and a tail vector (or one masked vector), up to 8 VEC four of each, all
+ * Size classes, after glibc's memmove-vec-unaligned-erms: below 32 bytes a
+ * few classes of overlapping word accesses (or one masked vector), up to
+ * 2 VEC a head and a tail vector, up to 8 VEC four of each, all
  * loaded before anything is stored, so these need no overlap check; above
  * that a loop of 4 VEC with aligned stores, forward or backward, with the
  * head and tail vectors loaded first and stored last.  That makes every copy
@@ -27,6 +28,13 @@
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
 #endif
+
+/*
+ * The entry points start on a 64-byte line, as glibc's do: where the hot
+ * small-size paths fall relative to the lines moved replay results by
+ * several percent from one build to the next.
+ */
+#define ENTRY_ALIGN __attribute__((aligned(64)))
 
 #define FN(pre, post) FN_(pre, FAMILY, post)
 #define FN_(a, b, c) FN__(a, b, c)
@@ -286,8 +294,69 @@ static __attribute__((noinline)) void *copy_rep(u8 *d, const u8 *s, size_t n)
 	return d;
 }
 
+#ifndef VMASK_COPY
+/*
+ * Without masked vectors (sse2, avx2), below 32 bytes: three classes, each
+ * copied by overlapping accesses of one width whatever the size within it,
+ * where glibc's ladder branches at 16, 8, 4 and 2.  Real programs' sizes
+ * vary call to call (fastmem-bench replay), and each branch of a ladder
+ * mispredicts about as often as its less likely side is taken.  Four
+ * accesses of w bytes at 0, o, n - w - o and n - w, with o = w from 2w
+ * bytes on, cover any n in [w, 4w]: here 8..31 in four doublewords.
+ */
+static inline void copy_lt32(u8 *d, const u8 *s, size_t n)
+{
+	if (n >= 8) {
+		size_t o = (n >> 4) << 3;
+		uint64_t a = fm_load64(s), b = fm_load64(s + o);
+		uint64_t y = fm_load64(s + n - 8 - o), z = fm_load64(s + n - 8);
+
+		fm_store64(d, a);
+		fm_store64(d + o, b);
+		fm_store64(d + n - 8 - o, y);
+		fm_store64(d + n - 8, z);
+	} else if (n >= 4) {
+		uint32_t a = *(const fm_u32u *)s,
+			 z = *(const fm_u32u *)(s + n - 4);
+
+		*(fm_u32u *)d = a;
+		*(fm_u32u *)(d + n - 4) = z;
+	} else if (n) {
+		/* first, middle and last byte */
+		u8 a = s[0], b = s[n >> 1], z = s[n - 1];
+
+		d[0] = a;
+		d[n >> 1] = b;
+		d[n - 1] = z;
+	}
+}
+
+/*
+ * n <= 8 VEC: copies and says so.  32 to 2 VEC bytes fall through (sort's
+ * moves are 32 and 64 bytes, 92% of them), as in glibc.
+ */
+static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
+{
+	if (FM_UNLIKELY(n < 32)) {
+		copy_lt32(d, s, n);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
+
+		VSTOREU(d, a);
+		VSTOREU(d + n - VEC, b);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		copy_le8(d, s, n);
+		return 1;
+	}
+	return 0;
+}
+#else
 /* n <= 8 VEC: copies and says so */
-static inline int copy_small(u8 *d, const u8 *s, size_t n)
+static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 {
 	if (FM_LIKELY(n <= 2 * VEC)) {
 		copy_le2(d, s, n);
@@ -299,8 +368,9 @@ static inline int copy_small(u8 *d, const u8 *s, size_t n)
 	}
 	return 0;
 }
+#endif
 
-void *FN(copy_, )(void *dst, const void *src, size_t n)
+ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
@@ -308,7 +378,7 @@ void *FN(copy_, )(void *dst, const void *src, size_t n)
 }
 
 /* Streams whenever the buffers do not overlap and a loop would run. */
-void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
+ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
@@ -322,14 +392,11 @@ void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
  * streaming below thr depends on where the data is (probe.c); -1 for an
  * explicit threshold (the hints), which is the whole decision.
  */
-static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
-						size_t thr, int op)
+static __attribute__((noinline)) void *
+copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 {
 	const struct fm_x86_tune *t;
 
-	/* below any L1d / 2, without looking the crossover up */
-	if (FM_LIKELY(n < 16384 && n < thr))
-		return copy_loop(d, s, n);
 	if (n >= thr && !fm_overlaps(d, s, n))
 		return copy_nt(d, s, n);
 	t = fm_x86_tune();
@@ -343,12 +410,26 @@ static __attribute__((noinline)) void *copy_big(u8 *d, const u8 *s, size_t n,
 }
 
 /*
+ * Below any L1d / 2 the loop, without looking the crossover up; inline, so
+ * that these sizes reach the loop without the policy's register saves
+ * (GCC did not shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).
+ */
+static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
+				       int op)
+{
+	if (FM_LIKELY(n < 16384 && n < thr))
+		return copy_loop(d, s, n);
+	return copy_big_policy(d, s, n, thr, op);
+}
+
+/*
  * The policy with an explicit threshold (the hints): small sizes without a
  * loop, the vector loop while both buffers fit in L1d, rep movsb above
  * (with ERMS), and streaming stores from thr bytes on when the buffers do
  * not overlap.
  */
-void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
+ENTRY_ALIGN void *FN(copy_, _auto)(void *dst, const void *src, size_t n,
+				   size_t thr)
 {
 	if (copy_small(dst, src, n))
 		return dst;
@@ -362,7 +443,7 @@ void *FN(copy_, _auto)(void *dst, const void *src, size_t n, size_t thr)
  * jumped here cost 8-128 B copies 5.25 TSC ticks against the plain
  * variant's 4.6 on Zen 5 (fastest of 300 runs of 200 calls each).
  */
-void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
+ENTRY_ALIGN void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
@@ -370,7 +451,7 @@ void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 			FM_X_COPY);
 }
 
-void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
+ENTRY_ALIGN void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
 {
 	if (copy_small(dst, src, n))
 		return dst;
@@ -518,8 +599,57 @@ static __attribute__((noinline)) void *set_rep(u8 *d, int c, size_t n)
 	return d;
 }
 
+#ifndef VMASK_SET
+/*
+ * n < 32: the same idea as copy_lt32, with the classes 4..16 (four words)
+ * and 17..31 (two xmm): recorded sets mix 8 and 16 bytes (python3) or 4 and
+ * 12 (git), which one class takes without a branch between them.
+ */
+static inline void set_lt32(u8 *d, int c, size_t n)
+{
+	if (n > 16) {
+		__m128i v = _mm_set1_epi8((char)c);
+
+		_mm_storeu_si128((__m128i *)(void *)d, v);
+		_mm_storeu_si128((__m128i *)(void *)(d + n - 16), v);
+	} else if (n >= 4) {
+		size_t o = (n >> 3) << 2;
+		uint32_t v = (uint32_t)(unsigned char)c * 0x01010101u;
+
+		*(fm_u32u *)d = v;
+		*(fm_u32u *)(d + o) = v;
+		*(fm_u32u *)(d + n - 4 - o) = v;
+		*(fm_u32u *)(d + n - 4) = v;
+	} else if (n) {
+		d[0] = (u8)c;
+		d[n >> 1] = (u8)c;
+		d[n - 1] = (u8)c;
+	}
+}
+
 /* n <= 8 VEC: sets and says so */
-static inline int set_small(u8 *d, int c, size_t n)
+static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
+{
+	if (FM_UNLIKELY(n < 32)) {
+		set_lt32(d, c, n);
+		return 1;
+	}
+	vec_t v = VSPLAT(c);
+
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		VSTOREU(d, v);
+		VSTOREU(d + n - VEC, v);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		set_le8(d, v, n);
+		return 1;
+	}
+	return 0;
+}
+#else
+/* n <= 8 VEC: sets and says so */
+static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n <= 2 * VEC)) {
 		set_le2(d, c, n);
@@ -531,15 +661,16 @@ static inline int set_small(u8 *d, int c, size_t n)
 	}
 	return 0;
 }
+#endif
 
-void *FN(set_, )(void *dst, int c, size_t n)
+ENTRY_ALIGN void *FN(set_, )(void *dst, int c, size_t n)
 {
 	if (set_small(dst, c, n))
 		return dst;
 	return set_loop(dst, c, n);
 }
 
-void *FN(set_, _nt)(void *dst, int c, size_t n)
+ENTRY_ALIGN void *FN(set_, _nt)(void *dst, int c, size_t n)
 {
 	if (set_small(dst, c, n))
 		return dst;
@@ -548,13 +679,11 @@ void *FN(set_, _nt)(void *dst, int c, size_t n)
 
 /* n > 8 VEC; probe: whether streaming below thr depends on where the data
  * is (the dispatched policy) or not (the hints) */
-static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
-					       size_t thr, int probe)
+static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
+						      size_t thr, int probe)
 {
 	const struct fm_x86_tune *t;
 
-	if (FM_LIKELY(n < 16384 && n < thr))
-		return set_loop(d, c, n);
 	t = fm_x86_tune();
 	/* where rep stosb streams by itself, faster than our stores */
 	if (n >= t->set_rep_streams)
@@ -567,12 +696,21 @@ static __attribute__((noinline)) void *set_big(u8 *d, int c, size_t n,
 	return set_loop(d, c, n);
 }
 
+/* As copy_big */
+static FM_ALWAYS_INLINE void *set_big(u8 *d, int c, size_t n, size_t thr,
+				      int probe)
+{
+	if (FM_LIKELY(n < 16384 && n < thr))
+		return set_loop(d, c, n);
+	return set_big_policy(d, c, n, thr, probe);
+}
+
 /*
  * The automatic policy: small sizes without a loop, the vector loop while
  * the destination fits in L2, rep stosb above (with ERMS), and from thr on
  * streaming stores, or clzero for zeroes where the CPU has it.
  */
-void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
+ENTRY_ALIGN void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 {
 	if (set_small(dst, c, n))
 		return dst;
@@ -580,7 +718,7 @@ void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 }
 
 /* As dispatched: see memcpy_<family>_auto */
-void *FN(memset_, _auto)(void *dst, int c, size_t n)
+ENTRY_ALIGN void *FN(memset_, _auto)(void *dst, int c, size_t n)
 {
 	if (set_small(dst, c, n))
 		return dst;
