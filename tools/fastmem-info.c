@@ -93,7 +93,9 @@ static void identify(struct identity *id)
 	if (cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &data) == 0) {
 		snprintf(id->vendor, sizeof(id->vendor), "%s", data.vendor_str);
 		snprintf(id->brand, sizeof(id->brand), "%s", data.brand_str);
-		if (codename_known(&raw, &data))
+		if (!codename_is_guess(data.vendor == VENDOR_INTEL,
+				       data.ext_family, data.ext_model,
+				       data.cpu_codename))
 			snprintf(id->codename, sizeof(id->codename), "%s",
 				 data.cpu_codename);
 		else
