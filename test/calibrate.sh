@@ -118,7 +118,8 @@ grep -q "^== calibrate --trace: the memcpy variant" "$dir/tdry.out" ||
 	fail "--trace: no variant report: $(cat "$dir/tdry.out")"
 tconf=$dir/tcfg/fastmem.conf
 mkdir -p "$dir/tcfg"
-printf 'memmove = generic\nnt_threshold.clear_page = 8M\n' >"$tconf"
+printf 'memmove = generic\nnt_threshold.clear_page = 8M\nstream_cold.memset = 2M\n' \
+	>"$tconf"
 # the current memcpy forced to generic, so that a variant key is likely
 # (not required) to be written
 # shellcheck disable=SC2086
@@ -127,6 +128,13 @@ FASTMEM_MEMCPY=generic FASTMEM_CONFIG=$tconf "$bench" calibrate $short \
 	fail "calibrate --trace exited $?: $(cat "$dir/t.err")"
 grep -qx 'nt_threshold.clear_page = 8M' "$tconf" ||
 	fail "--trace dropped or rewrote nt_threshold.clear_page"
+grep -qx 'memmove = generic' "$tconf" ||
+	fail "--trace dropped the user's memmove line"
+# git's memsets are at most 12 bytes: no limit of the set pair can change
+# them, so it is not measured and its lines stay
+grep -qx 'stream_cold.memset = 2M' "$tconf" ||
+	fail "--trace dropped stream_cold.memset of a pair it did not measure"
+
 FASTMEM_CONFIG=$tconf "$info" --json >"$dir/tinfo.json" 2>"$dir/tinfo.err"
 [ ! -s "$dir/tinfo.err" ] ||
 	fail "fastmem-info warns about what --trace wrote: $(cat "$dir/tinfo.err")"

@@ -333,8 +333,9 @@ int cmd_page(void);
 int cmd_readback(void);
 int cmd_extent(void);
 int cmd_calibrate(void);
+/* before the header: the config path can be had, the --trace files read */
 int calibrate_check(void);
-unsigned parallel_calibrate(char *why, size_t len); /* calibrate --parallel */ /* the config path can be had, before the header */
+unsigned parallel_calibrate(char *why, size_t len); /* calibrate --parallel */
 int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);

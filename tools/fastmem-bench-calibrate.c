@@ -350,6 +350,11 @@ static int ours(const char *line, const struct pair *pairs, int np)
 		const char *const *keys =
 			pairs[i].op == FM_OP_MEMCPY ? copy_keys : set_keys;
 
+		/* a pair not measured (nothing to compare, or --trace found
+		 * no call it could change) leaves its lines alone */
+		if (!pairs[i].found || pairs[i].skip[0])
+			continue;
+
 		const char *const *cold = pairs[i].op == FM_OP_MEMCPY
 						  ? copy_cold_keys
 						  : set_cold_keys;
@@ -431,10 +436,16 @@ static void json_escape(const char *s, char *out, size_t len)
 {
 	size_t e = 0;
 
-	for (; *s && e + 3 < len; s++) {
-		if (*s == '"' || *s == '\\')
+	for (; *s && e + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20) {
+			e += (size_t)snprintf(out + e, len - e, "\\u%04x", c);
+			continue;
+		}
+		if (c == '"' || c == '\\')
 			out[e++] = '\\';
-		out[e++] = *s;
+		out[e++] = (char)c;
 	}
 	out[e] = 0;
 }
@@ -860,7 +871,8 @@ static void pick_variant(struct varpick *p, char *src, char *dst)
 	cur = find_variant(p->op, p->current);
 	if (!any_replayable(dop)) {
 		snprintf(p->why, sizeof(p->why),
-			 "no file records %d or more %s calls: left alone", 100,
+			 "no file has %s calls to replay (100 or more in a "
+			 "FASTMEM_TRACE file): left alone",
 			 p->op == FM_OP_MEMSET ? "memset" : "copy");
 		return;
 	}
@@ -1181,7 +1193,8 @@ static void trace_skip(struct pair *pairs, size_t smallest)
 		p->x[0] = p->x[1] = -1; /* until measured */
 		if (!any_replayable(dop)) {
 			snprintf(p->skip, sizeof(p->skip),
-				 "no --trace file records 100 or more %s",
+				 "no --trace file has %s to replay (100 or "
+				 "more in a FASTMEM_TRACE file)",
 				 dop == DIST_COPY ? "copies" : "sets");
 			continue;
 		}
@@ -1363,8 +1376,9 @@ static int trace_load(void)
 	}
 	if (ntrace && !any_replayable(DIST_COPY) && !any_replayable(DIST_SET)) {
 		fprintf(stderr,
-			"fastmem-bench calibrate: --trace: no file records "
-			"100 or more copies or sets: nothing to weigh\n");
+			"fastmem-bench calibrate: --trace: no file has "
+			"copies or sets to replay (a FASTMEM_TRACE file needs "
+			"100 or more of one): nothing to weigh\n");
 		return 2;
 	}
 	return 0;

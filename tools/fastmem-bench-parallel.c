@@ -313,11 +313,23 @@ unsigned parallel_calibrate(char *why, size_t len)
 		snprintf(why, len, "one CPU in the affinity mask");
 		return 0;
 	}
-	for (unsigned c = 2; c <= n && ntc < MAX_TCOUNTS;
+	if (n > 256) /* the most FASTMEM_THREADS / threads accepts */
+		n = 256;
+	/* 2, 3, 4, 8, 16, ... below the CPUs, and the CPUs */
+	for (unsigned c = 2; c < n && ntc < MAX_TCOUNTS - 1;
 	     c = c < 4 ? c + 1 : 2 * c)
 		threads_of[ntc++] = c;
-	r.side = PAGE + 4 * sweep_stride(size);
-	r.side = (r.side + MIB - 1) & ~(MIB - 1);
+	threads_of[ntc++] = n;
+	/* the region (--region, else the default) holds two positions of a
+	 * buffer a side; smaller sizes where it is small, down to the size
+	 * from which the calls split at all */
+	r.side = region_total(512 * MIB, 2 * GIB) / 2;
+	if (sizeof(void *) < 8 && r.side > 256 * MIB)
+		r.side = 256 * MIB;
+	while (size > 8 * MIB && PAGE + 2 * sweep_stride(size) > r.side)
+		size /= 2;
+	if (r.side < PAGE + 2 * sweep_stride(size))
+		r.side = (PAGE + 2 * sweep_stride(size) + MIB - 1) & ~(MIB - 1);
 	r.src = buf_alloc(r.side, 0x11);
 	r.dst = buf_alloc(r.side, 0x22);
 	progress_begin(2);

@@ -348,11 +348,13 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"                       control's noise, and loses in "
 			"no file and arena\n"
 			"      --parallel       also measure the *_parallel "
-			"calls, cold, on 1..CPUs\n"
+			"calls, cold, on 2..CPUs\n"
 			"                       threads and write threads = N, "
 			"the fewest threads\n"
-			"                       within 3%% of the best (1 where "
-			"none gains 5%%)\n"
+			"                       within 3%% of the best (1 "
+			"where "
+			"none gains 5%%;\n"
+			"                       nothing with one CPU)\n"
 			"      --basis WHICH    both (default: streaming must "
 			"win "
 			"hot and cold), cold,\n"
@@ -416,7 +418,8 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"probabilities for sizes\n0, 1, 2, ...).  A fixed-seed "
 			"sequence of sizes and offsets runs through\nthe "
 			"system memcpy/memset, fm_memcpy/fm_memset and any -v "
-			"variant,\ninterleaved, with the buffers in an L1-sized "
+			"variant,\ninterleaved, with the buffers in an "
+			"L1-sized "
 			"arena, one of half the last-\nlevel cache and one in "
 			"memory: ns per call and the ratio to the system\n"
 			"routine.  Without FILE: the distributions shipped in "
@@ -444,7 +447,8 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"      --max SIZE       largest default size\n"
 			"      --threads LIST   thread counts, 0 for automatic "
 			"(default 2..CPUs,\n"
-			"                       2 x CPUs when that is at most 8, "
+			"                       2 x CPUs when that is at most "
+			"8, "
 			"and 0)\n"
 			"      --mode LIST      cold (default: buffers swept "
 			"over the region), hot\n"
@@ -458,7 +462,6 @@ static void cmd_usage(FILE *f, enum cmd c)
 		usage(f);
 	}
 }
-
 
 static void bad(const char *fmt, const char *arg)
 {
