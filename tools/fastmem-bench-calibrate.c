@@ -883,12 +883,19 @@ static void pick_variant(struct varpick *p, char *src, char *dst)
 			 p->key, p->current);
 		return;
 	}
-	/* the current choice first (the reference), then every other
-	 * usable variant */
+	/*
+	 * The current choice first (the reference), then every other usable
+	 * policy variant.  A replay has no read-back and no large calls to
+	 * speak of, and the key applies to every call of every program
+	 * reading the config: a variant that always streams (or never does)
+	 * would be chosen for the small calls and then decide the large ones
+	 * unseen.  Policy variants keep the streaming decision.
+	 */
 	for (size_t i = 0; i <= n && p->ns < MAX_SERIES; i++) {
 		const struct fm_variant *x = i ? &list[i - 1] : cur;
 
-		if (i && (x == cur || !x->usable))
+		if (i && (x == cur || !x->usable ||
+			  !(x->flags & FM_VARIANT_POLICY)))
 			continue;
 		memset(&p->ser[p->ns], 0, sizeof(p->ser[0]));
 		snprintf(p->ser[p->ns].name, sizeof(p->ser[0].name), "%s",
