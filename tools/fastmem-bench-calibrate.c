@@ -142,6 +142,17 @@ static void choose_pair(struct pair *p)
  * does not win by WIN in the median above the split.  A change point, not
  * the first win, so that one noisy size cannot move it.
  */
+static double median(double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double tmp = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = tmp;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int crossover(struct table *t, int *wrong_above, int *wrong_below)
 {
 	int best = t->nx, best_cost = 1 << 30;
@@ -178,16 +189,8 @@ static int crossover(struct table *t, int *wrong_above, int *wrong_below)
 			*wrong_below += r >= WIN;
 		}
 	}
-	/* median of the ratios from the crossover up */
-	for (int i = 1; i < na; i++)
-		for (int j = i; j > 0 && above[j - 1] > above[j]; j--) {
-			double tmp = above[j];
-			above[j] = above[j - 1];
-			above[j - 1] = tmp;
-		}
-	double med = na % 2 ? above[na / 2]
-			    : (above[na / 2 - 1] + above[na / 2]) / 2;
-	return med >= WIN ? best : -1;
+	/* the median of the ratios from the crossover up */
+	return median(above, na) >= WIN ? best : -1;
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -653,17 +656,6 @@ static int trace_runs(void)
 	return opt.quick ? TRACE_RUNS_QUICK : TRACE_RUNS;
 }
 
-static double median(double *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double tmp = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = tmp;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Share of d's op calls of sizes in [lo, hi) (a range counts pro rata). */
 static double share_between(const struct dist *d, int op, size_t lo, size_t hi)
 {
@@ -894,8 +886,8 @@ static void pick_variant(struct varpick *p, char *src, char *dst)
 	for (size_t i = 0; i <= n && p->ns < MAX_SERIES; i++) {
 		const struct fm_variant *x = i ? &list[i - 1] : cur;
 
-		if (i && (x == cur || !x->usable ||
-			  !(x->flags & FM_VARIANT_POLICY)))
+		if (i &&
+		    (x == cur || !x->usable || !(x->flags & FM_VARIANT_POLICY)))
 			continue;
 		memset(&p->ser[p->ns], 0, sizeof(p->ser[0]));
 		snprintf(p->ser[p->ns].name, sizeof(p->ser[0].name), "%s",
@@ -1002,41 +994,22 @@ static const struct pair *emu;
 static size_t emu_lim[3]; /* current, control (the same), candidate */
 
 /* the pair's temporal or streaming call, as the limit says */
-static void *copy_emu0(void *d, const void *s, size_t n)
-{
-	return (n >= emu_lim[0] ? emu->ser[1].fn.copy
-				: emu->ser[0].fn.copy)(d, s, n);
-}
-
-static void *copy_emu1(void *d, const void *s, size_t n)
-{
-	return (n >= emu_lim[1] ? emu->ser[1].fn.copy
-				: emu->ser[0].fn.copy)(d, s, n);
-}
-
-static void *copy_emu2(void *d, const void *s, size_t n)
-{
-	return (n >= emu_lim[2] ? emu->ser[1].fn.copy
-				: emu->ser[0].fn.copy)(d, s, n);
-}
-
-static void *set_emu0(void *d, int c, size_t n)
-{
-	return (n >= emu_lim[0] ? emu->ser[1].fn.set : emu->ser[0].fn.set)(d, c,
-									   n);
-}
-
-static void *set_emu1(void *d, int c, size_t n)
-{
-	return (n >= emu_lim[1] ? emu->ser[1].fn.set : emu->ser[0].fn.set)(d, c,
-									   n);
-}
-
-static void *set_emu2(void *d, int c, size_t n)
-{
-	return (n >= emu_lim[2] ? emu->ser[1].fn.set : emu->ser[0].fn.set)(d, c,
-									   n);
-}
+/* emu_lim[k]: the limit from which the k-th emulation streams */
+#define EMU(k)                                                                 \
+	static void *copy_emu##k(void *d, const void *s, size_t n)             \
+	{                                                                      \
+		return (n >= emu_lim[k] ? emu->ser[1].fn.copy                  \
+					: emu->ser[0].fn.copy)(d, s, n);       \
+	}                                                                      \
+	static void *set_emu##k(void *d, int c, size_t n)                      \
+	{                                                                      \
+		return (n >= emu_lim[k] ? emu->ser[1].fn.set                   \
+					: emu->ser[0].fn.set)(d, c, n);        \
+	}
+EMU(0)
+EMU(1)
+EMU(2)
+#undef EMU
 
 static size_t min_size(size_t a, size_t b)
 {
