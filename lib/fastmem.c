@@ -123,8 +123,8 @@ void fm_clear_pages_hint(void *page, size_t npages, enum fm_hint hint)
 	clear_pages_policy_fn *policy;
 
 	if (hint != FM_HINT_AUTO && !((uintptr_t)page & PAGE_MASK)) {
-		policy = fm_clear_pages_policy(
-			selected_index(FM_OP_CLEAR_PAGE));
+		policy =
+			fm_clear_pages_policy(selected_index(FM_OP_CLEAR_PAGE));
 		if (policy) {
 			if (npages)
 				policy(page, npages, hint_threshold(hint));

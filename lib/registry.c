@@ -189,9 +189,8 @@ static copy_policy_fn *const copy_policies[] = { FM_COPY_VARIANTS(POL_NULL,
 static set_policy_fn *const set_policies[] = { FM_SET_VARIANTS(POL_NULL,
 							       POL_SET) };
 #define POL_CLEAR(id, isa, fl) clear_pages_##id,
-static clear_pages_policy_fn *const clear_policies[] = {
-	FM_CLEAR_PAGE_VARIANTS(POL_NULL, POL_CLEAR)
-};
+static clear_pages_policy_fn *const clear_policies[] = { FM_CLEAR_PAGE_VARIANTS(
+	POL_NULL, POL_CLEAR) };
 
 copy_policy_fn *fm_copy_policy(int i)
 {
@@ -205,8 +204,7 @@ set_policy_fn *fm_set_policy(int i)
 
 clear_pages_policy_fn *fm_clear_pages_policy(int i)
 {
-	return i >= 0 && i < (int)COUNT(clear_policies) ? clear_policies[i]
-							: 0;
+	return i >= 0 && i < (int)COUNT(clear_policies) ? clear_policies[i] : 0;
 }
 
 /* --- choosing ----------------------------------------------------------- */

@@ -621,9 +621,9 @@ static void config_line(struct scan *sc, char *s, size_t len)
 		unsigned val;
 
 		if (parse_threads(s + v, len - v, &val))
-			file_warn(sc, "not a thread count (" THREADS_VALID
-					"): ",
-				    s + v);
+			file_warn(sc,
+				  "not a thread count (" THREADS_VALID "): ",
+				  s + v);
 		else if (outranks(sc->src, st->threads_src)) {
 			st->threads = val;
 			st->threads_src = (uint8_t)sc->src;
