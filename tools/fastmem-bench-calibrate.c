@@ -906,20 +906,25 @@ static void pick_variant(struct varpick *p, char *src, char *dst)
 		if (p->v[s].wins &&
 		    (!p->chosen || p->v[s].score > p->v[p->chosen].score))
 			p->chosen = s;
-	if (p->chosen)
+	if (p->chosen) {
+		/* a copy: GCC's -Wrestrict cannot tell the name from why */
+		char name[sizeof(p->ser[0].name)];
+
+		memcpy(name, p->ser[p->chosen].name, sizeof(name));
 		snprintf(p->why, sizeof(p->why),
 			 "%s beats %s by %.0f%% (runs %.2f-%.2fx), more than "
 			 "2%%, the runs' range and the control's noise "
 			 "(%.0f%%), and loses nowhere",
-			 p->ser[p->chosen].name, p->current,
-			 (p->v[p->chosen].score - 1) * 100, p->v[p->chosen].slo,
-			 p->v[p->chosen].shi, p->v[0].score * 100);
-	else
+			 name, p->current, (p->v[p->chosen].score - 1) * 100,
+			 p->v[p->chosen].slo, p->v[p->chosen].shi,
+			 p->v[0].score * 100);
+	} else {
 		snprintf(p->why, sizeof(p->why),
 			 "no variant beats %s by more than 2%%, the runs' "
 			 "range and the control's noise (%.0f%%) without "
 			 "losing somewhere: left alone",
 			 p->current, p->v[0].score * 100);
+	}
 }
 
 static void report_variant(const struct varpick *p)
