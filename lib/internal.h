@@ -124,6 +124,12 @@ struct fm_settings {
 	 * probe finds cold streams (the CPU class's crossover otherwise) */
 	size_t cold[FM_OP_COUNT];
 	uint8_t cold_src[FM_OP_COUNT];
+	/* rep_from[.memcpy|.memset] (x86, config files only): temporal copies
+	 * (memcpy and memmove) and sets use rep movsb / rep stosb from this
+	 * size, where the CPU class has its own crossover; only the memcpy
+	 * and memset slots are used */
+	size_t rep[FM_OP_COUNT];
+	uint8_t rep_src[FM_OP_COUNT];
 	char trace[FM_PATH_MAX]; /* FASTMEM_TRACE, "" off */
 	unsigned threads;	 /* FASTMEM_THREADS / threads, if threads_src */
 	uint8_t threads_src;

@@ -617,6 +617,41 @@ static void config_line(struct scan *sc, char *s, size_t len)
 		}
 		return;
 	}
+	if (has_prefix(s + k, ke - k, "rep_from", &pl)) {
+		size_t val;
+		int which = -1; /* both */
+
+		if (pl < ke - k) {
+			size_t ol;
+
+			if (s[k + pl] != '.')
+				goto unknown;
+			if (has_prefix(s + k + pl + 1, ke - k - pl - 1,
+				       "memcpy", &ol) &&
+			    ol == ke - k - pl - 1)
+				which = FM_OP_MEMCPY;
+			else if (has_prefix(s + k + pl + 1, ke - k - pl - 1,
+					    "memset", &ol) &&
+				 ol == ke - k - pl - 1)
+				which = FM_OP_MEMSET;
+			else
+				goto unknown;
+		}
+		if (fm_parse_size(s + v, len - v, &val)) {
+			file_warn(sc, "not a size (bytes, K, M, G or never): ",
+				  s + v);
+			return;
+		}
+		for (int op = FM_OP_MEMCPY; op <= FM_OP_MEMSET; op++) {
+			if (op == FM_OP_MEMMOVE ||
+			    (which >= 0 && op != which) ||
+			    !outranks(sc->src, st->rep_src[op]))
+				continue;
+			st->rep[op] = val;
+			st->rep_src[op] = (uint8_t)sc->src;
+		}
+		return;
+	}
 	if (has_prefix(s + k, ke - k, "threads", &pl) && pl == ke - k) {
 		unsigned val;
 
@@ -635,7 +670,8 @@ unknown:
 		  "unknown key (valid: memcpy, memmove, memset, "
 		  "copy_page, clear_page, nt_threshold, "
 		  "nt_threshold.<op>, stream_cold, stream_cold.<op>, "
-		  "probe, threads): ",
+		  "rep_from, rep_from.memcpy, rep_from.memset, probe, "
+		  "threads): ",
 		  s + k);
 }
 

@@ -157,7 +157,7 @@ for line in open(conf):
         src = ops[key.split(".", 1)[1]]["nt_threshold_source"]
         assert src == "config (%s)" % conf, (key, src)
     else:
-        assert key.startswith("stream_cold."), key
+        assert key.startswith(("stream_cold.", "rep_from.")), key
 for v in cal["trace"]["variants"]:
     if v["chosen"]:
         assert ops[v["op"]]["selected"] == v["chosen"], v
@@ -199,6 +199,38 @@ else:
     assert par["threads"] <= cal["threads"], par
 print("calibrate.sh: --parallel wrote threads =", lines[0])
 EOF3
+
+# 4c. the rep crossovers (x86 with ERMS), measured hot: whatever they find
+# (timing: not asserted), the JSON reports both, a key is written exactly
+# when a crossover was found, and a new process uses it (notes: "(config)")
+rconf=$dir/rcfg/fastmem.conf
+mkdir -p "$dir/rcfg"
+: >"$rconf"
+FASTMEM_CONFIG=$rconf "$bench" calibrate --quick --no-progress --mode hot \
+	--sizes 4K -r 3 --json >"$dir/r.json" 2>"$dir/r.err" ||
+	fail "calibrate --mode hot exited $?: $(cat "$dir/r.err")"
+FASTMEM_CONFIG=$rconf "$info" --json >"$dir/rinfo.json"
+python3 - "$rconf" "$dir/rinfo.json" "$dir/r.json" <<'EOF4'
+import json, sys
+
+conf, info = sys.argv[1], json.load(open(sys.argv[2]))
+rep = json.load(open(sys.argv[3]))["calibration"]["rep"]
+assert [r["key"] for r in rep] == ["rep_from.memcpy", "rep_from.memset"], rep
+lines = {}
+for line in open(conf):
+    if line.startswith("rep_from"):
+        key, val = (x.strip() for x in line.split("=", 1))
+        lines[key] = val
+for r in rep:
+    if r["from"] is None:
+        assert r["key"] not in lines, (r, lines)
+    else:
+        assert r["measured"] and r["key"] in lines, (r, lines)
+for key in lines:
+    what = "copies rep movsb from" if key.endswith("memcpy") else "rep stosb from"
+    assert what in info["notes"] and "(config)" in info["notes"], info["notes"]
+print("calibrate.sh: rep crossovers", [(r["key"], r["from"]) for r in rep])
+EOF4
 
 # 5. --system writes the system config (here FASTMEM_SYSTEM_CONFIG's), as
 # root only, 0644 whatever the umask, and a new process reads it; a user's

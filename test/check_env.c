@@ -688,6 +688,41 @@ START_TEST(probe_settings)
 		strstr(r.out, "below its threshold memset never streams"));
 }
 END_TEST
+
+/* rep_from[.memcpy|.memset]: where rep movsb / rep stosb take over, good
+ * and bad; the notes say what is in force (with ERMS: else there is no rep
+ * path to move) */
+START_TEST(rep_from_settings)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/rep.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "rep_from.memcpy = 4K\nrep_from.memset = 2M\n"
+			 "rep_from.memmove = 1K\nrep_from = soon\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 2);
+	ck_assert_ptr_nonnull(strstr(r.err, ":3: unknown key"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":4: not a size"));
+	if (!strstr(r.out, "rep movsb"))
+		return; /* no ERMS here */
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "copies rep movsb from 4 KiB (config)"));
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "sets rep stosb from 2 MiB (config)"));
+	/* both at once; never turns rep stosb off altogether */
+	write_file(path, "rep_from = 1M\nrep_from.memset = never\n");
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_nonnull(
+		strstr(r.out, "copies rep movsb from 1 MiB (config)"));
+	ck_assert_ptr_nonnull(strstr(r.out, "sets vector loop only"));
+	/* without the file, the class's crossovers */
+	run(&r, NULL);
+	ck_assert_ptr_null(strstr(r.out, "(config)"));
+}
+END_TEST
 #endif
 /* The child's "parallel ..." line: cap, threads and the cap's source. */
 static void parallel_line(const struct result *r, unsigned *cap,
@@ -800,6 +835,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, config_private_and_long);
 #if defined(__x86_64__) || defined(__i386__)
 	tcase_add_test(tc, probe_settings);
+	tcase_add_test(tc, rep_from_settings);
 #endif
 	tcase_add_test(tc, threads_setting);
 	suite_add_tcase(s, tc);

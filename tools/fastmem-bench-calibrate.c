@@ -324,6 +324,19 @@ static int writes_cold(const struct pair *p)
 	       !p->held;
 }
 
+/* the rep crossovers (rep_choose, rep_measure) */
+struct repcal {
+	enum fm_op op;
+	const char *what, *key;
+	int found;
+	struct series ser[2]; /* vector loop (reference), rep */
+	struct table *t;
+	size_t rec; /* 0: no change */
+	char why[200];
+};
+
+static struct repcal rep[2];
+
 /* --parallel: the thread cap measured (0 none) and why */
 static unsigned threads_written;
 static char threads_why[512];
@@ -345,6 +358,10 @@ static int ours(const char *line, const struct pair *pairs, int np)
 	kl = strcspn(p, " \t=\n");
 	if (threads_written && kl == 7 && !strncmp(p, "threads", 7))
 		return 1;
+	for (int i = 0; i < 2; i++)
+		if (rep[i].rec && strlen(rep[i].key) == kl &&
+		    !strncmp(p, rep[i].key, kl))
+			return 1;
 	for (int i = 0; i < 2; i++)
 		if (variant_written[i] && strlen(variant_written[i]) == kl &&
 		    !strncmp(p, variant_written[i], kl))
@@ -1369,6 +1386,116 @@ static int trace_load(void)
 	return 0;
 }
 
+/*
+ * Where rep movsb / rep stosb take over from the vector loop (x86 with
+ * ERMS): the selected family's plain vector variant against erms, hot (the
+ * same buffers every call), sizes 512 B .. 1 MiB.  Written as
+ * rep_from.memcpy / rep_from.memset, which override the CPU class's
+ * crossover; nothing is written where rep never wins in the range (the
+ * class's crossover stays).
+ */
+
+static void rep_choose(struct repcal *r)
+{
+	const char *sel = fm_selected(r->op);
+	const struct fm_variant *v = NULL, *e = find_variant(r->op, "erms");
+	const char *suffix = strstr(sel, "_auto");
+	char vec[32];
+
+	if (suffix && !suffix[5] && (size_t)(suffix - sel) < sizeof(vec)) {
+		snprintf(vec, sizeof(vec), "%.*s", (int)(suffix - sel), sel);
+		v = find_variant(r->op, vec);
+	}
+	if (!v || !v->usable || !e || !e->usable) {
+		snprintf(r->why, sizeof(r->why), "not measured: %s",
+			 !e || !e->usable ? "no usable erms variant"
+					  : "the selected variant is not a "
+					    "vector family's policy");
+		return;
+	}
+	r->found = 1;
+	memset(r->ser, 0, sizeof(r->ser));
+	snprintf(r->ser[0].name, sizeof(r->ser[0].name), "%s", v->name);
+	snprintf(r->ser[1].name, sizeof(r->ser[1].name), "%s", e->name);
+	r->ser[0].flags = S_REF;
+	assign_fn(&r->ser[0], r->op, v);
+	assign_fn(&r->ser[1], r->op, e);
+}
+
+static void rep_measure(struct repcal *r, char *src, char *dst)
+{
+	static const size_t sizes[] = { 512,	   KIB,	      2 * KIB,
+					4 * KIB,   8 * KIB,   16 * KIB,
+					32 * KIB,  64 * KIB,  128 * KIB,
+					256 * KIB, 512 * KIB, MIB };
+	const int nsizes = (int)(sizeof(sizes) / sizeof(sizes[0]));
+	int verified[sizeof(sizes) / sizeof(sizes[0])][2];
+	char id[64];
+	size_t pos = 0;
+	struct table *t;
+	int wa, wb, x;
+
+	memset(verified, 0, sizeof(verified));
+	snprintf(id, sizeof(id), "calibrate %s rep", r->what);
+	t = r->t = table_new(id, UNIT_GBS, 0);
+	snprintf(t->title, sizeof(t->title),
+		 "calibrate %s, hot: GB/s, %s against the vector loop", r->what,
+		 r->op == FM_OP_MEMCPY ? "rep movsb" : "rep stosb");
+	snprintf(t->subtitle, sizeof(t->subtitle),
+		 "the same buffers every call; ratio: median of the per-run "
+		 "ratios");
+	t->ns = 2;
+	memcpy(t->series, r->ser, sizeof(r->ser));
+	for (int i = 0; i < nsizes; i++)
+		table_add_point(t, sizes[i], NULL);
+	for (int i = 0; i < nsizes; i++) {
+		struct job jobs[2];
+		struct cell out[2];
+
+		activity("calibrate %s rep %s", r->what, t->xlabel[i]);
+		for (int k = 0; k < 2; k++) {
+			struct job *j = &jobs[k];
+
+			memset(j, 0, sizeof(*j));
+			j->s = &t->series[k];
+			j->src = src + PAGE;
+			j->dst = dst + PAGE;
+			j->n = sizes[i];
+			j->slots = 1;
+			j->pos = &pos;
+			j->bytes = (double)sizes[i];
+			j->ops = 1;
+			j->run = r->op == FM_OP_MEMCPY ? run_copy : run_set;
+			j->verify = r->op == FM_OP_MEMCPY ? verify_copy
+							  : verify_set;
+		}
+		measure_cell(jobs, 2, 0, UNIT_GBS, out, verified[i]);
+		out[1].ratio = out[1].pratio;
+		for (int k = 0; k < 2; k++)
+			*table_cell(t, k, i) = out[k];
+		progress_step(activity_text());
+	}
+	x = crossover(t, &wa, &wb);
+	/* one size alone at the top of the range is no crossover */
+	if (x >= 0 && x > t->nx - 2)
+		x = -1;
+	if (x >= 0) {
+		r->rec = t->xval[x];
+		snprintf(r->why, sizeof(r->why),
+			 "%s wins hot from %s (from there up it loses at %d "
+			 "of %d sizes, below it wins at %d of %d)",
+			 r->ser[1].name, t->xlabel[x], wa, t->nx - x, wb, x);
+	} else {
+		snprintf(r->why, sizeof(r->why),
+			 "%s does not win hot (by >= %.0f%%) from any size up "
+			 "to %s (at two sizes or more): the CPU class's "
+			 "crossover stays",
+			 r->ser[1].name, (WIN - 1) * 100, t->xlabel[t->nx - 1]);
+	}
+	snprintf(t->footer, sizeof(t->footer), "   %s\n", r->why);
+	table_emit(t);
+}
+
 int cmd_calibrate(void)
 {
 	struct pair pairs[2];
@@ -1431,6 +1558,39 @@ int cmd_calibrate(void)
 	}
 	if (ntrace)
 		trace_decide(pairs);
+	rep[0] = (struct repcal){ .op = FM_OP_MEMCPY,
+				  .what = "copy",
+				  .key = "rep_from.memcpy" };
+	rep[1] = (struct repcal){ .op = FM_OP_MEMSET,
+				  .what = "set",
+				  .key = "rep_from.memset" };
+	for (int i = 0; i < 2; i++) {
+		if (ntrace) {
+			snprintf(rep[i].why, sizeof(rep[i].why),
+				 "not measured with --trace");
+			continue;
+		}
+		if (!(modes & MODE_HOT)) {
+			snprintf(rep[i].why, sizeof(rep[i].why),
+				 "not measured: it is measured hot (--mode "
+				 "hot)");
+			continue;
+		}
+		rep_choose(&rep[i]);
+	}
+	if (rep[0].found || rep[1].found) {
+		size_t rside = MIB + 2 * PAGE;
+		char *rsrc = buf_alloc(rside, 0x33),
+		     *rdst = buf_alloc(rside, 0x44);
+
+		progress_begin(24);
+		for (int i = 0; i < 2; i++)
+			if (rep[i].found)
+				rep_measure(&rep[i], rsrc, rdst);
+		progress_end();
+		buf_free(rsrc, rside);
+		buf_free(rdst, rside);
+	}
 	if (opt.calib_parallel)
 		threads_written =
 			parallel_calibrate(threads_why, sizeof(threads_why));
@@ -1452,6 +1612,18 @@ int cmd_calibrate(void)
 			block + bl, sizeof(block) - bl,
 			"# fastmem-bench calibrate --trace: %s\n%s = %s\n",
 			v->why, v->key, v->ser[v->chosen].name);
+		nrec++;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!rep[i].rec)
+			continue;
+		fmt_size_short(rep[i].rec, a, sizeof(a));
+		bl += (size_t)snprintf(block + bl, sizeof(block) - bl,
+				       "# fastmem-bench calibrate: %s, %s "
+				       "against %s: %s\n%s = %s\n",
+				       rep[i].what, rep[i].ser[1].name,
+				       rep[i].ser[0].name, rep[i].why,
+				       rep[i].key, a);
 		nrec++;
 	}
 	if (threads_written) {
@@ -1560,6 +1732,16 @@ int cmd_calibrate(void)
 			       p->measured[1] ? c : "not measured",
 			       p->rec ? a : "no change", p->why);
 		}
+		for (int i = 0; i < 2; i++) {
+			if (!rep[i].rec) {
+				printf("   %-4s rep: no change (%s)\n",
+				       rep[i].what, rep[i].why);
+				continue;
+			}
+			fmt_size_short(rep[i].rec, a, sizeof(a));
+			printf("   %-4s rep -> %s = %s\n        (%s)\n",
+			       rep[i].what, rep[i].key, a, rep[i].why);
+		}
 		if (threads_written)
 			printf("   threads -> %u\n        (%s)\n",
 			       threads_written, threads_why);
@@ -1666,6 +1848,19 @@ int cmd_calibrate(void)
 		json_extra(",\"recommended\":%s,\"keys\":[\"%s\",\"%s\"]}", r,
 			   (p->op == FM_OP_MEMCPY ? copy_keys : set_keys)[0],
 			   (p->op == FM_OP_MEMCPY ? copy_keys : set_keys)[1]);
+	}
+	json_extra("],\"rep\":[");
+	for (int i = 0; i < 2; i++) {
+		json_escape(rep[i].why, esc, sizeof(esc));
+		json_extra("%s{\"op\":\"%s\",\"key\":\"%s\",\"measured\":%s,"
+			   "\"from\":",
+			   i ? "," : "", rep[i].what, rep[i].key,
+			   rep[i].found ? "true" : "false");
+		if (rep[i].rec)
+			json_extra("%zu", rep[i].rec);
+		else
+			json_extra("null");
+		json_extra(",\"why\":\"%s\"}", esc);
 	}
 	json_extra("]");
 	if (opt.calib_parallel) {

@@ -90,6 +90,20 @@ static int cal_state;
  * finds it in progress (another thread, or a signal handler that
  * interrupted it) uses the crossovers without the probe meanwhile.
  */
+/* rep_from[.memcpy|.memset] in a config file: where rep movsb / rep stosb
+ * take over from the vector loop (fastmem-bench calibrate measures it) */
+static void rep_overrides(struct fm_x86_tune *t, const struct fm_settings *st)
+{
+	if (t->copy_rep_min != SIZE_MAX && st->rep_src[FM_OP_MEMCPY])
+		t->copy_rep_min = st->rep[FM_OP_MEMCPY];
+	if (t->set_rep_min != SIZE_MAX && st->rep_src[FM_OP_MEMSET]) {
+		t->set_rep_min = st->rep[FM_OP_MEMSET];
+		/* never: not even where it would stream by itself */
+		if (t->set_rep_min == SIZE_MAX)
+			t->set_rep_streams = SIZE_MAX;
+	}
+}
+
 const struct fm_x86_tune *fm_x86_tune_init(void)
 {
 	static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
@@ -128,6 +142,7 @@ const struct fm_x86_tune *fm_x86_tune_init(void)
 		want = 0; /* being calibrated elsewhere: without, for now */
 		fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, 0,
 				    explicit_thr, cold);
+		rep_overrides(&t, st);
 		publish(&without_probe, &t);
 		return &without_probe;
 	}
@@ -139,6 +154,7 @@ const struct fm_x86_tune *fm_x86_tune_init(void)
 		explicit_thr[op] = explicit_thr[op] && !(cold[op] && probe);
 	fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, probe,
 			    explicit_thr, cold);
+	rep_overrides(&t, st);
 	/* read only after the release below (the notes) */
 	probe_wanted = want;
 	probe_cal = cal;
@@ -203,6 +219,10 @@ const char *fm_x86_tune_notes(void)
 	put(notes, sizeof(notes), &len, "); policies: copies ");
 	if (t->copy_rep_min == SIZE_MAX) {
 		put(notes, sizeof(notes), &len, "vector loop only");
+	} else if (st->rep_src[FM_OP_MEMCPY]) {
+		put(notes, sizeof(notes), &len, "rep movsb from ");
+		put_size(notes, sizeof(notes), &len, t->copy_rep_min);
+		put(notes, sizeof(notes), &len, " (config)");
 	} else {
 		put(notes, sizeof(notes), &len, "rep movsb above ");
 		put_size(notes, sizeof(notes), &len, t->copy_rep_min - 1);
@@ -213,6 +233,8 @@ const char *fm_x86_tune_notes(void)
 	} else {
 		put(notes, sizeof(notes), &len, "rep stosb from ");
 		put_size(notes, sizeof(notes), &len, t->set_rep_min);
+		if (st->rep_src[FM_OP_MEMSET])
+			put(notes, sizeof(notes), &len, " (config)");
 		if (t->set_rep_streams != SIZE_MAX) {
 			put(notes, sizeof(notes), &len,
 			    " and, whatever the residency, from ");
