@@ -1475,6 +1475,10 @@ static void rep_measure(struct repcal *r, char *src, char *dst)
 			*table_cell(t, k, i) = out[k];
 		progress_step(activity_text());
 	}
+	/* not r->ser[1].name: GCC's -Wrestrict cannot tell it from r->why */
+	const char *rep_insn =
+		r->op == FM_OP_MEMCPY ? "rep movsb" : "rep stosb";
+
 	x = crossover(t, &wa, &wb);
 	/* one size alone at the top of the range is no crossover */
 	if (x >= 0 && x > t->nx - 2)
@@ -1484,13 +1488,13 @@ static void rep_measure(struct repcal *r, char *src, char *dst)
 		snprintf(r->why, sizeof(r->why),
 			 "%s wins hot from %s (from there up it loses at %d "
 			 "of %d sizes, below it wins at %d of %d)",
-			 r->ser[1].name, t->xlabel[x], wa, t->nx - x, wb, x);
+			 rep_insn, t->xlabel[x], wa, t->nx - x, wb, x);
 	} else {
 		snprintf(r->why, sizeof(r->why),
 			 "%s does not win hot (by >= %.0f%%) from any size up "
 			 "to %s (at two sizes or more): the CPU class's "
 			 "crossover stays",
-			 r->ser[1].name, (WIN - 1) * 100, t->xlabel[t->nx - 1]);
+			 rep_insn, (WIN - 1) * 100, t->xlabel[t->nx - 1]);
 	}
 	snprintf(t->footer, sizeof(t->footer), "   %s\n", r->why);
 	table_emit(t);
