@@ -302,6 +302,8 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void json_str(FILE *f, const char *s);
+/* s escaped for inside a JSON string, cut to fit len (json_extra text) */
+void json_escape(const char *s, char *out, size_t len);
 
 void print_header(void);
 void output_finish(void);

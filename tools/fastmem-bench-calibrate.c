@@ -451,25 +451,6 @@ static int write_config(const char *path, const char *block,
 	return kept;
 }
 
-/* JSON string contents (json_extra takes printf text) */
-static void json_escape(const char *s, char *out, size_t len)
-{
-	size_t e = 0;
-
-	for (; *s && e + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20) {
-			e += (size_t)snprintf(out + e, len - e, "\\u%04x", c);
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			out[e++] = '\\';
-		out[e++] = (char)c;
-	}
-	out[e] = 0;
-}
-
 static int trace_load(void);
 
 int calibrate_check(void)
@@ -1395,17 +1376,27 @@ static int trace_load(void)
  * class's crossover stays).
  */
 
+/* The selected policy's own vector loop: the registry's variant of the
+ * same ISA that neither chooses nor streams. */
+static const struct fm_variant *plain_of(enum fm_op op, const char *sel)
+{
+	const struct fm_variant *list, *cur = find_variant(op, sel);
+	size_t n = fm_variants(op, &list);
+
+	if (!cur || !(cur->flags & FM_VARIANT_POLICY) || !cur->isa[0])
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i].isa, cur->isa) &&
+		    !(list[i].flags & (FM_VARIANT_POLICY | FM_VARIANT_NT)))
+			return &list[i];
+	return NULL;
+}
+
 static void rep_choose(struct repcal *r)
 {
-	const char *sel = fm_selected(r->op);
-	const struct fm_variant *v = NULL, *e = find_variant(r->op, "erms");
-	const char *suffix = strstr(sel, "_auto");
-	char vec[32];
+	const struct fm_variant *v = plain_of(r->op, fm_selected(r->op));
+	const struct fm_variant *e = find_variant(r->op, "erms");
 
-	if (suffix && !suffix[5] && (size_t)(suffix - sel) < sizeof(vec)) {
-		snprintf(vec, sizeof(vec), "%.*s", (int)(suffix - sel), sel);
-		v = find_variant(r->op, vec);
-	}
 	if (!v || !v->usable || !e || !e->usable) {
 		snprintf(r->why, sizeof(r->why), "not measured: %s",
 			 !e || !e->usable ? "no usable erms variant"

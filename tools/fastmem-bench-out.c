@@ -327,20 +327,42 @@ void json_extra(const char *fmt, ...)
 	extra_len += n;
 }
 
+/* c inside a JSON string: itself, or its escape */
+static const char *json_char(unsigned char c, char buf[8])
+{
+	if (c == '"' || c == '\\')
+		snprintf(buf, 8, "\\%c", c);
+	else if (c < 0x20)
+		snprintf(buf, 8, "\\u%04x", c);
+	else
+		buf[0] = (char)c, buf[1] = 0;
+	return buf;
+}
+
 void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char b[8];
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
 	fputc('"', f);
+	for (; s && *s; s++)
+		fputs(json_char((unsigned char)*s, b), f);
+	fputc('"', f);
+}
+
+void json_escape(const char *s, char *out, size_t len)
+{
+	size_t e = 0;
+	char b[8];
+
+	for (; s && *s; s++) {
+		size_t n = strlen(json_char((unsigned char)*s, b));
+
+		if (e + n >= len)
+			break;
+		memcpy(out + e, b, n);
+		e += n;
+	}
+	out[e] = 0;
 }
 
 /* --- tables ------------------------------------------------------------------
