@@ -260,6 +260,68 @@ START_TEST(rep_movsb_aliasing)
 }
 END_TEST
 
+/*
+ * What the copy policy must choose for n bytes from src to src + dist +
+ * j * far (j = -1, 0, 1; far: whole pages, more than n) at crossovers that
+ * would pick rep movsb everywhere: the loop where the destination is 1-63
+ * bytes ahead of the source modulo 4096, and at dist itself, where rep
+ * movsb may run forward only from a line or more below the source; rep movsb
+ * anywhere else.
+ */
+static void check_rep_distances(const struct fm_x86_tune *t, size_t n,
+				uintptr_t src, int op)
+{
+	uintptr_t far = ((n + 4095) & ~(uintptr_t)4095) + 3 * 4096;
+
+	for (long dist = -130; dist <= 4096 + 130; dist++) {
+		long mod = ((dist % 4096) + 4096) % 4096;
+		int slow = mod >= 1 && mod <= 63;
+
+		for (int j = -1; j <= 1; j++) {
+			uintptr_t dst =
+				src + (uintptr_t)dist + (uintptr_t)j * far;
+			int want = slow ? FM_X_LOOP : FM_X_REP;
+			int got = fm_x86_copy_how(t, (void *)dst, (void *)src,
+						  n, op);
+
+			if (!j && dist > -FM_LINE)
+				want = FM_X_LOOP;
+			ck_assert_msg(got == want,
+				      "n %zu, src at page offset %lu, dst "
+				      "%+ld + %d x %lu, op %d: %d, want %d",
+				      n, (unsigned long)(src & 4095), dist, j,
+				      (unsigned long)far, op, got, want);
+		}
+	}
+}
+
+/* The policy, not just the predicate, avoids that window.  Addresses only:
+ * nothing is copied. */
+START_TEST(rep_movsb_aliasing_policy)
+{
+	static const size_t sizes[] = { 16384, (1 << 20) + 4095 };
+	static const uintptr_t offsets[] = { 0, 17, 4032, 4095 };
+	struct fm_x86_tune t;
+
+	memset(&t, 0, sizeof(t));
+	t.copy_rep_min = 16384;
+	t.set_rep_min = t.set_rep_streams = SIZE_MAX;
+	for (int op = 0; op < FM_X_OPS; op++)
+		t.stream_min[op] = t.size_min[op] = SIZE_MAX;
+	t.ready = 1;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]);
+		     o++) {
+			uintptr_t src = ((uintptr_t)1 << 30) + offsets[o];
+
+			/* the hints and the dispatched memcpy */
+			check_rep_distances(&t, sizes[i], src, -1);
+			check_rep_distances(&t, sizes[i], src, FM_X_COPY);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -271,6 +333,7 @@ int main(void)
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
 	tcase_add_test(tc, probe_calibration);
 	tcase_add_test(tc, rep_movsb_aliasing);
+	tcase_add_test(tc, rep_movsb_aliasing_policy);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -390,23 +390,23 @@ ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 /*
  * n > 8 VEC.  op: FM_X_COPY or FM_X_MOVE for the dispatched policies, whose
  * streaming below thr depends on where the data is (probe.c); -1 for an
- * explicit threshold (the hints), which is the whole decision.
+ * explicit threshold (the hints), which is the whole decision.  The
+ * threshold is tested before the crossovers are looked up: a program that
+ * only streams by hint never has them computed (nor the probe calibrated).
  */
 static __attribute__((noinline)) void *
 copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 {
-	const struct fm_x86_tune *t;
-
 	if (n >= thr && !fm_overlaps(d, s, n))
 		return copy_nt(d, s, n);
-	t = fm_x86_tune();
-	if (op >= 0 && n >= t->stream_min[op] && !fm_overlaps(d, s, n) &&
-	    fm_x86_stream(t, op, d, s, n))
+	switch (fm_x86_copy_how(fm_x86_tune(), d, s, n, op)) {
+	case FM_X_STREAM:
 		return copy_nt(d, s, n);
-	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
-	    (uintptr_t)s - (uintptr_t)d >= FM_LINE && !fm_rep_movsb_slow(d, s))
+	case FM_X_REP:
 		return copy_rep(d, s, n);
-	return copy_loop(d, s, n);
+	default:
+		return copy_loop(d, s, n);
+	}
 }
 
 /*

@@ -181,6 +181,30 @@ static inline int fm_rep_movsb_slow(const void *d, const void *s)
 	return (((uintptr_t)d - (uintptr_t)s) & 4095) - 1 < FM_LINE - 1;
 }
 
+/* How a copy past the small sizes and below its threshold is done */
+enum fm_x86_copy_how { FM_X_LOOP, FM_X_REP, FM_X_STREAM };
+
+/*
+ * The copy policy's choice once the threshold has not decided (the vector
+ * families' copy_big_policy), apart so that tests can check it with any
+ * crossovers.  op: FM_X_COPY or FM_X_MOVE, whose streaming below the
+ * threshold depends on where the data is; -1 for the hints, which stream
+ * only from their threshold.  rep movsb only where copy_rep may run (forward,
+ * the destination not within a line below the source) and is not slow.
+ */
+static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
+						   const void *d, const void *s,
+						   size_t n, int op)
+{
+	if (op >= 0 && n >= t->stream_min[op] && !fm_overlaps(d, s, n) &&
+	    fm_x86_stream(t, op, d, s, n))
+		return FM_X_STREAM;
+	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
+	    (uintptr_t)s - (uintptr_t)d >= FM_LINE && !fm_rep_movsb_slow(d, s))
+		return FM_X_REP;
+	return FM_X_LOOP;
+}
+
 static inline void fm_rep_stosb(void *d, int c, size_t n)
 {
 	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
