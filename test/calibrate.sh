@@ -1,6 +1,7 @@
 #!/bin/sh
 # fastmem-bench calibrate end to end: it writes its thresholds into the
-# config file (keeping the lines it does not own, creating the directory
+# config file (keeping the lines it does not own and its own comments above
+# them, dropping those above the lines it replaces, creating the directory
 # when it uses the XDG default), --dry-run writes nothing, and a new
 # process (fastmem-info) then reports exactly the written thresholds with
 # source "config (PATH)".  A short cold-only run, so that streaming wins
@@ -24,12 +25,28 @@ fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
+# has_lines LINES FILE: FILE holds LINES, one after the other, whole
+has_lines() {
+	python3 -c 'import sys
+sys.exit(("\n%s\n" % sys.argv[1]) not in "\n" + open(sys.argv[2]).read())' \
+		"$1" "$2"
+}
 short="--quick --no-progress --basis cold --mode cold --sizes 64K,8M --region 128M -r 3"
 
 # 1. FASTMEM_CONFIG names an existing file with a line of the user's own
+# and two of an earlier calibration's, each under our comments: a threads
+# cap (a run without --parallel leaves it, and the comments above it stay)
+# and a threshold (13M, no size this run measures: a new one replaces it,
+# and its comment goes with it)
 conf=$dir/cfg/fastmem.conf
 mkdir -p "$dir/cfg"
-printf '# mine\nmemmove = generic\n' >"$conf"
+old_threads='# fastmem-bench calibrate, 2000-01-01 00:00, libfastmem 0
+# fastmem-bench calibrate --parallel: old cap
+threads = 2'
+old_thr='# fastmem-bench calibrate: copy, avx2_nt against avx2: old threshold
+nt_threshold.memcpy = 13M'
+printf '# mine\nmemmove = generic\n%s\n%s\nnt_threshold.memmove = 13M\n' \
+	"$old_threads" "$old_thr" >"$conf"
 cp "$conf" "$dir/before"
 # shellcheck disable=SC2086 # $short is a list of options
 FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run >"$dir/dry.out" 2>&1 ||
@@ -50,6 +67,14 @@ grep -q "^wrote $conf (from FASTMEM_CONFIG" "$dir/out" ||
 	fail "calibrate did not say it wrote $conf"
 grep -qx 'memmove = generic' "$conf" || fail "the user's line was dropped"
 grep -qx '# mine' "$conf" || fail "the user's comment was dropped"
+has_lines "$old_threads" "$conf" ||
+	fail "our comments above a kept line were dropped: $(cat "$conf")"
+if grep -qx 'nt_threshold.memcpy = 13M' "$conf"; then
+	has_lines "$old_thr" "$conf" ||
+		fail "our comment above a kept threshold was dropped"
+elif grep -q 'old threshold$' "$conf"; then
+	fail "the comment of a replaced threshold was kept: $(cat "$conf")"
+fi
 grep -q '^nt_threshold\.' "$conf" ||
 	fail "no threshold written (cold streaming never won?): $(cat "$dir/out")"
 

@@ -345,7 +345,21 @@ static char threads_why[512];
 static const char *variant_written[2];
 static int ntrace; /* --trace files */
 
-/* Is this line one we write (our key, or our comment)? */
+/* A comment we wrote: a block's header, or the why of the keys below it */
+static int our_comment(const char *line)
+{
+	line += strspn(line, " \t");
+	return !strncmp(line, "# fastmem-bench calibrate", 25);
+}
+
+/* Neither blank nor a comment: a key = value line (lib/settings.c) */
+static int key_line(const char *line)
+{
+	line += strspn(line, " \t\r\n\v\f");
+	return *line && *line != '#';
+}
+
+/* Is this key line one we write anew (so that the old one goes)? */
 static int ours(const char *line, const struct pair *pairs, int np)
 {
 	const char *p = line;
@@ -353,8 +367,6 @@ static int ours(const char *line, const struct pair *pairs, int np)
 
 	while (*p == ' ' || *p == '\t')
 		p++;
-	if (!strncmp(p, "# fastmem-bench calibrate", 25))
-		return 1;
 	kl = strcspn(p, " \t=\n");
 	if (threads_written && kl == 7 && !strncmp(p, "threads", 7))
 		return 1;
@@ -397,12 +409,58 @@ static int ours(const char *line, const struct pair *pairs, int np)
 	return 0;
 }
 
+/*
+ * Our comments directly above a key line, held back until that line shows
+ * whether it stays: they describe the keys below them, and go with them.
+ */
+struct above {
+	char *buf;
+	size_t len, cap;
+	int lines;
+	int keys; /* key lines read below them */
+};
+
+static int above_add(struct above *a, const char *line, size_t n)
+{
+	if (a->len + n > a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 1024;
+		char *b;
+
+		while (cap < a->len + n)
+			cap *= 2;
+		b = realloc(a->buf, cap);
+		if (!b)
+			return -1;
+		a->buf = b;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, line, n);
+	a->len += n;
+	a->lines++;
+	return 0;
+}
+
+static void above_drop(struct above *a)
+{
+	a->len = 0;
+	a->lines = 0;
+	a->keys = 0;
+}
+
+/*
+ * Copy the old file's lines except the keys we write anew and our comments
+ * above only such keys (a comment above a key that stays stays with it),
+ * then append block.  Returns the number of lines kept, or -1.
+ */
 static int write_config(const char *path, const char *block,
 			const struct pair *pairs, int np)
 {
-	char tmp[4200], line[1024];
+	struct above above = { NULL, 0, 0, 0, 0 };
+	char tmp[4200], *line = NULL;
+	size_t lsize = 0;
+	ssize_t n;
 	FILE *in, *out;
-	int kept = 0;
+	int kept = 0, err = 0;
 
 	if (mkdirs(path)) {
 		fprintf(stderr,
@@ -430,16 +488,45 @@ static int write_config(const char *path, const char *block,
 		return -1;
 	}
 	in = fopen(path, "r");
-	while (in && fgets(line, sizeof(line), in)) {
-		if (ours(line, pairs, np))
+	while (in && !err && (n = getline(&line, &lsize, in)) > 0) {
+		if (our_comment(line)) {
+			/* any still held were above keys that all went */
+			if (above.keys)
+				above_drop(&above);
+			err = above_add(&above, line, (size_t)n);
 			continue;
-		fputs(line, out);
-		if (!strchr(line, '\n'))
+		}
+		if (key_line(line)) {
+			above.keys++;
+			if (ours(line, pairs, np))
+				continue;
+			if (above.len)
+				fwrite(above.buf, 1, above.len, out);
+			kept += above.lines;
+			above.len = 0;
+			above.lines = 0;
+		} else {
+			/* a blank line or another comment: ours above it
+			 * belong to nothing below */
+			above_drop(&above);
+		}
+		fwrite(line, 1, (size_t)n, out);
+		if (line[n - 1] != '\n')
 			fputc('\n', out);
 		kept++;
 	}
+	free(line);
+	free(above.buf);
 	if (in)
 		fclose(in);
+	if (err) {
+		fprintf(stderr,
+			"fastmem-bench calibrate: out of memory reading %s\n",
+			path);
+		fclose(out);
+		unlink(tmp);
+		return -1;
+	}
 	fputs(block, out);
 	if (fclose(out) || rename(tmp, path)) {
 		fprintf(stderr,
