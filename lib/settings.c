@@ -367,8 +367,9 @@ static void env_var(struct scan *sc, const char *e, size_t len)
 		return;
 	}
 	if (has_prefix(e, len, "XDG_CONFIG_HOME=", &pl)) {
+		/* too long: as if unset (a relative one is ignored too) */
 		if (copy_str(sc->xdg, sizeof(sc->xdg), e + pl, len - pl))
-			sc->xdg[0] = 0; /* relative, as if unset */
+			sc->xdg[0] = 0;
 		return;
 	}
 	if (!has_prefix(e, len, "FASTMEM_", &pl))
@@ -1068,7 +1069,9 @@ static void load(struct fm_settings *st, int warn)
 	} else if (sc.xdg[0] == '/') {
 		append(st->config_path, FM_PATH_MAX, sc.xdg,
 		       "/fastmem/fastmem.conf");
-	} else if (sc.home[0] && !sc.home_long) {
+	} else if (sc.home[0] == '/' && !sc.home_long) {
+		/* a relative HOME, like a relative XDG_CONFIG_HOME, names no
+		 * file: from the working directory it is whatever lies there */
 		append(st->config_path, FM_PATH_MAX, sc.home,
 		       "/.config/fastmem/fastmem.conf");
 	}

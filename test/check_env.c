@@ -397,6 +397,19 @@ START_TEST(default_config_paths)
 	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/xdg", tmpdir);
 	run(&r, kv, xdg, NULL);
 	ck_assert_str_eq(field(&r, FM_OP_COPY_PAGE, 2), "9216");
+
+	/* a relative HOME (or XDG_CONFIG_HOME) names no file: read from the
+	 * working directory, it would be whatever lies there */
+	char cwd[PATH_MAX];
+
+	ck_assert(getcwd(cwd, sizeof(cwd)) != NULL);
+	ck_assert_int_eq(chdir(tmpdir), 0);
+	run(&r, "HOME=home", NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_ne(field(&r, FM_OP_COPY_PAGE, 2), "7168");
+	run(&r, "XDG_CONFIG_HOME=xdg", NULL);
+	ck_assert_str_ne(field(&r, FM_OP_COPY_PAGE, 2), "9216");
+	ck_assert_int_eq(chdir(cwd), 0);
 }
 END_TEST
 
