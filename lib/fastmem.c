@@ -22,8 +22,9 @@
 typedef void *memcpy_type(void *restrict, const void *restrict, size_t);
 typedef void copy_page_type(void *restrict, const void *restrict);
 
+/* used: referred to only by name, in the ifunc attributes (clang warned) */
 #define RESOLVER(name, type, op)                                               \
-	static type *resolve_##name(RESOLVER_ARGS)                             \
+	__attribute__((used)) static type *resolve_##name(RESOLVER_ARGS)       \
 	{                                                                      \
 		RESOLVER_USE;                                                  \
 		fm_thresholds_init();                                          \

@@ -2,6 +2,7 @@
 # Fresh Debian 12 -> every test suite of libfastmem:
 #   native      make check (-Werror), make distcheck
 #   sanitizers  make check built with -fsanitize=address,undefined
+#   clang       make check built with clang (-Werror)
 #   valgrind    a reduced run under memcheck (valgrind hides AVX-512)
 #   tsan        the parallel calls' thread pool under ThreadSanitizer
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
@@ -24,7 +25,7 @@ if [ "${1:-}" = --no-deps ]; then
 	shift
 fi
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers valgrind tsan i686 ppc64 aarch64)
+[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64 aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -85,6 +86,10 @@ stage_sanitizers() {
 			check_in build/asan TESTS="test/check_variants test/check_api test/check_env test/check_parallel"
 }
 
+stage_clang() {
+	configure build/clang CC=clang && FASTMEM_TEST_QUICK=1 check_in build/clang
+}
+
 stage_valgrind() {
 	# reuses the native build; children too (Check forks per test)
 	FASTMEM_TEST_QUICK=1 check_in build/native \
@@ -94,8 +99,7 @@ stage_valgrind() {
 }
 
 stage_tsan() {
-	# GCC's ThreadSanitizer (libtsan2 comes with gcc-12; clang would need
-	# the GCC-only -fno-tree-loop-distribute-patterns dropped).
+	# GCC's ThreadSanitizer (libtsan2 comes with gcc-12).
 	# die_after_fork=0: the fork test starts threads in the child of a
 	# multithreaded parent on purpose (the pool is rebuilt there).
 	# Twice: with the automatic variants, and with the portable C ones,

@@ -90,7 +90,7 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal)
 		cal->why = "the time stamp counter is disabled (PR_SET_TSC)";
 		return 0;
 	}
-	if (__get_cpuid_max(0x80000000u, 0) < 0x80000007u) {
+	if ((unsigned)__get_cpuid_max(0x80000000u, 0) < 0x80000007u) {
 		cal->why = "no invariant TSC";
 		return 0;
 	}
