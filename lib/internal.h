@@ -171,6 +171,9 @@ struct fm_choice {
 };
 FM_HIDDEN struct fm_choice fm_choose(enum fm_op op);
 FM_HIDDEN uint32_t fm_usable_features(void);
+/* The same with the settings at hand (no second settings-sized frame on a
+ * stack that may be a signal handler's). */
+FM_HIDDEN uint32_t fm_usable_features_of(const struct fm_settings *st);
 FM_HIDDEN int fm_variant_usable(enum fm_op op, int index, uint32_t have);
 /* Function of variant index of op (policies wrapped with op's threshold). */
 FM_HIDDEN void *fm_variant_fn(enum fm_op op, int index);

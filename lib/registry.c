@@ -225,11 +225,16 @@ static size_t str_len(const char *s)
 	return n;
 }
 
+uint32_t fm_usable_features_of(const struct fm_settings *st)
+{
+	return fm_arch_features() & ~st->disable;
+}
+
 uint32_t fm_usable_features(void)
 {
 	struct fm_settings scratch;
 
-	return fm_arch_features() & ~fm_settings_get(&scratch)->disable;
+	return fm_usable_features_of(fm_settings_get(&scratch));
 }
 
 static uint32_t needs(const char *isa)

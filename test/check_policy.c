@@ -231,7 +231,7 @@ START_TEST(probe_calibration)
 	static unsigned char small[8 * 64 - 1];
 	struct fm_x86_probe_cal cal;
 
-	if (fm_x86_probe_calibrate(&cal)) {
+	if (fm_x86_probe_calibrate(&cal, fm_tsc_disabled())) {
 		ck_assert_uint_lt(cal.cached, cal.memory);
 		ck_assert_uint_gt(cal.limit, cal.memory);
 		ck_assert(cal.why[0] == 0);

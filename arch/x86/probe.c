@@ -77,14 +77,14 @@ static unsigned char cal_lines[8][FM_PAGE_SIZE]
 #define CAL_TRIALS 24
 #define SLOW_TSC 2000 /* ticks for 8 cached loads: rdtsc must be trapping */
 
-int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal)
+int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 {
 	unsigned a, b, c, d;
 	uint32_t cached = UINT32_MAX, memory = UINT32_MAX;
 
 	cal->cached = cal->memory = cal->limit = 0;
 	cal->why = "";
-	if (fm_tsc_disabled()) {
+	if (tsc_disabled) {
 		/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) when the process started:
 		 * rdtsc would kill it */
 		cal->why = "the time stamp counter is disabled (PR_SET_TSC)";

@@ -140,19 +140,19 @@ static const struct fm_x86_tune *tune_init(void)
 		if (__atomic_load_n(&fm_x86_tune_cache.ready, __ATOMIC_ACQUIRE))
 			return &fm_x86_tune_cache;
 		want = 0; /* being calibrated elsewhere: without, for now */
-		fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, 0,
-				    explicit_thr, cold);
+		fm_x86_tune_compute(&t, k, &ci, fm_usable_features_of(st), &cal,
+				    0, explicit_thr, cold);
 		rep_overrides(&t, st);
 		publish(&without_probe, &t);
 		return &without_probe;
 	}
 	if (want)
-		probe = fm_x86_probe_calibrate(&cal);
+		probe = fm_x86_probe_calibrate(&cal, st->tsc_disabled);
 	/* a threshold set alone, or with a cold crossover but no probe to
 	 * use it, is the whole policy */
 	for (int op = 0; op < FM_X_OPS; op++)
 		explicit_thr[op] = explicit_thr[op] && !(cold[op] && probe);
-	fm_x86_tune_compute(&t, k, &ci, fm_usable_features(), &cal, probe,
+	fm_x86_tune_compute(&t, k, &ci, fm_usable_features_of(st), &cal, probe,
 			    explicit_thr, cold);
 	rep_overrides(&t, st);
 	/* read only after the release below (the notes) */

@@ -75,7 +75,9 @@ struct fm_x86_probe_cal {
 	uint32_t cached, memory, limit; /* ticks for 8 overlapped loads */
 	const char *why;		/* unusable: the reason */
 };
-FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal);
+/* tsc_disabled: fm_tsc_disabled(), from settings the caller has at hand */
+FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal,
+				     int tsc_disabled);
 
 /* --- the crossovers in force (tune.c) --------------------------------------
  */
