@@ -116,7 +116,7 @@ START_TEST(golden_crossovers)
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, 2048,
 		  2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20, SIZE_MAX },
 	};
-	struct fm_x86_probe_cal cal = { 40, 400, 800, "" };
+	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -150,7 +150,7 @@ static void check_class(int i, const struct fm_cache_info *ci,
 {
 	static const int ops[FM_X_OPS] = { FM_X_COPY, FM_X_MOVE, FM_X_SET };
 	const struct fm_x86_class *k = class_at(i);
-	struct fm_x86_probe_cal cal = { 40, 400, 220, "" };
+	struct fm_x86_probe_cal cal = { 40, 400, 220, 6400, "" };
 	struct fm_x86_tune t;
 	int expl[FM_X_OPS];
 	size_t cold[FM_X_OPS];
@@ -231,15 +231,24 @@ START_TEST(probe_calibration)
 	static unsigned char small[8 * 64 - 1];
 	struct fm_x86_probe_cal cal;
 
+	static unsigned char big[64 * 1024];
+
 	if (fm_x86_probe_calibrate(&cal, fm_tsc_disabled())) {
 		ck_assert_uint_lt(cal.cached, cal.memory);
 		ck_assert_uint_gt(cal.limit, cal.memory);
+		ck_assert_uint_gt(cal.fault, cal.limit);
 		ck_assert(cal.why[0] == 0);
 	} else {
 		ck_assert(cal.why[0] != 0);
 		fprintf(stderr, "probe unusable here: %s\n", cal.why);
 	}
-	ck_assert(!fm_x86_cold(small, sizeof(small), 0));
+	ck_assert(!fm_x86_cold(small, sizeof(small), 0, UINT32_MAX));
+	if (fm_tsc_disabled())
+		return;
+	/* whatever the timing: every load is slower than a limit of 0, so
+	 * cold with no fault limit, and never cold when all are page faults */
+	ck_assert(fm_x86_cold(big, sizeof(big), 0, UINT32_MAX));
+	ck_assert(!fm_x86_cold(big, sizeof(big), 0, 0));
 }
 END_TEST
 

@@ -56,18 +56,20 @@ static __attribute__((noinline)) uint32_t probe8(const unsigned char *p,
 	return t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
 }
 
-int fm_x86_cold(const void *p, size_t n, uint32_t limit)
+int fm_x86_cold(const void *p, size_t n, uint32_t limit, uint32_t fault)
 {
 	size_t step = (n / 8) & ~(size_t)(FM_LINE - 1);
 	const unsigned char *b = p;
+	uint32_t t;
 
 	if (step < FM_LINE)
 		return 0;
 	/* the largest offset read is 3/4 step + 7 step < n */
-	if (probe8(b + ((step / 4) & ~(size_t)(FM_LINE - 1)), step) <= limit)
+	t = probe8(b + ((step / 4) & ~(size_t)(FM_LINE - 1)), step);
+	if (t <= limit || t > fault)
 		return 0;
-	return probe8(b + ((3 * step / 4) & ~(size_t)(FM_LINE - 1)), step) >
-	       limit;
+	t = probe8(b + ((3 * step / 4) & ~(size_t)(FM_LINE - 1)), step);
+	return t > limit && t <= fault;
 }
 
 /* Eight lines in eight pages, for the calibration. */
@@ -82,7 +84,7 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 	unsigned a, b, c, d;
 	uint32_t cached = UINT32_MAX, memory = UINT32_MAX;
 
-	cal->cached = cal->memory = cal->limit = 0;
+	cal->cached = cal->memory = cal->limit = cal->fault = 0;
 	cal->why = "";
 	if (tsc_disabled) {
 		/* prctl(PR_SET_TSC, PR_TSC_SIGSEGV) when the process started:
@@ -141,6 +143,20 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 	 * The midpoint (~200) called cached 2 MiB data cold 9 times in 101.
 	 */
 	cal->limit = 2 * memory;
+	/*
+	 * Page faults.  Memory never touched (a fresh mmap, a large malloc)
+	 * faults on the probe's loads, eight faults one after the other, and
+	 * the kernel zeroes each page it maps through the caches: streaming
+	 * into such pages made fresh 2-8 MiB sets 0.75-0.84x glibc, read back
+	 * or not (4 KiB pages; with huge pages at parity).  Eight loads over a
+	 * fresh 2-8 MiB buffer on the Zen 3 guest: 13794 ticks at least, p50
+	 * 18000-35000 (33 to 84 times the calibrated memory latency, 368-417);
+	 * evicted by a 1 GiB sweep, 4 KiB pages or 2 MiB: 1176-4974 (3 to 12
+	 * times).  16 times lies between, with the wider margin on the
+	 * faults' side: a fault taken for cold loses 20% to glibc, cold
+	 * taken for a fault only misses the chance to stream.
+	 */
+	cal->fault = memory > UINT32_MAX / 16 ? UINT32_MAX : 16 * memory;
 	return 1;
 }
 
@@ -159,8 +175,8 @@ int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 {
 	/* a copy streams only if neither end is in use */
 	int cold = t->probe && n >= t->stream_min[op] &&
-		   (!s || fm_x86_cold(s, n, t->probe_limit)) &&
-		   fm_x86_cold(d, n, t->probe_limit);
+		   (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
+		   fm_x86_cold(d, n, t->probe_limit, t->probe_fault);
 
 	return fm_x86_stream_decide(t, op, n, cold);
 }

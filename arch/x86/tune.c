@@ -38,6 +38,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->clzero = (features & FM_FEAT(clzero)) != 0;
 	t->probe = probe_usable;
 	t->probe_limit = probe_usable ? cal->limit : 0;
+	t->probe_fault = probe_usable ? cal->fault : 0;
 	for (int op = 0; op < FM_X_OPS; op++) {
 		struct fm_crossover cold =
 			op == FM_X_SET ? k->set_cold : k->copy_cold;
@@ -74,6 +75,7 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 				 __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->probe_limit, t->probe_limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probe_fault, t->probe_fault, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->probe, t->probe, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
 }
@@ -112,7 +114,7 @@ static const struct fm_x86_tune *tune_init(void)
 	struct fm_settings scratch;
 	const struct fm_settings *st = fm_settings_get(&scratch);
 	struct fm_cache_info ci;
-	struct fm_x86_probe_cal cal = { 0, 0, 0, "" };
+	struct fm_x86_probe_cal cal = { 0, 0, 0, 0, "" };
 	struct fm_x86_tune t;
 	int explicit_thr[FM_X_OPS], probe = 0, want, cold_set = 0, idle = 0;
 	size_t cold[FM_X_OPS];
@@ -269,6 +271,8 @@ const char *fm_x86_tune_notes(void)
 		put_num(notes, sizeof(notes), &len, probe_cal.memory);
 		put(notes, sizeof(notes), &len, " ticks, cold above ");
 		put_num(notes, sizeof(notes), &len, probe_cal.limit);
+		put(notes, sizeof(notes), &len, ", page faults above ");
+		put_num(notes, sizeof(notes), &len, probe_cal.fault);
 		put(notes, sizeof(notes), &len, ")");
 	} else if (st->probe == FM_PROBE_OFF) {
 		put(notes, sizeof(notes), &len,

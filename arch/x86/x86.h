@@ -67,12 +67,17 @@ FM_HIDDEN size_t fm_x86_crossover(struct fm_crossover x,
  * Is [p, p+n) out of the caches?  Eight loads spread over it, issued
  * together so their misses overlap, timed against the limit the library
  * measured once (twice, at other lines, before it says yes: an interrupt
- * must not make cached data look cold).  Reads bytes of the buffer only.
+ * must not make cached data look cold).  Loads slower than fault are
+ * page faults: memory never touched, which the kernel is zeroing through
+ * the caches right now, so not cold.  Reads bytes of the buffer only.
  */
-FM_HIDDEN int fm_x86_cold(const void *p, size_t n, uint32_t limit);
+FM_HIDDEN int fm_x86_cold(const void *p, size_t n, uint32_t limit,
+			  uint32_t fault);
 /* Measure the latencies once: 1 if the probe is usable, else 0 and why. */
 struct fm_x86_probe_cal {
-	uint32_t cached, memory, limit; /* ticks for 8 overlapped loads */
+	/* ticks for 8 overlapped loads: cached, from memory, cold above
+	 * limit, page faults above fault */
+	uint32_t cached, memory, limit, fault;
 	const char *why;		/* unusable: the reason */
 };
 /* tsc_disabled: fm_tsc_disabled(), from settings the caller has at hand */
@@ -99,7 +104,7 @@ struct fm_x86_tune {
 	size_t stream_min[FM_X_OPS];
 	size_t size_min[FM_X_OPS];
 	int probe;
-	uint32_t probe_limit;
+	uint32_t probe_limit, probe_fault;
 	int ready;
 };
 
