@@ -159,6 +159,9 @@ struct job {
 	double bytes;	     /* bytes per call, for GB/s */
 	double ops;	     /* operations (pages) per call, for ns/op */
 	int flush;	     /* flush the swept lines after each batch */
+	int fresh;	     /* drop the destination's pages before each
+			      * batch: every call faults them in, as into
+			      * memory never touched (a fresh mmap) */
 	uint64_t tsc;	     /* ticks of the last batch */
 	unsigned gen;	     /* verification generation */
 	char why[160];

@@ -516,6 +516,27 @@ __attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
 	return a[0] + a[1];
 }
 
+/* Before a batch of k calls from sweep position p0: give the destinations
+ * back to the kernel, so that each call faults its pages in again (zeroed,
+ * as a fresh mapping's), outside the timing. */
+static void drop_batch(struct job *j, size_t p0, long k)
+{
+	size_t p = p0, n = j->n;
+
+	if ((long)j->slots < k)
+		k = (long)j->slots;
+	for (long i = 0; i < k; i++) {
+		uintptr_t a = (uintptr_t)(j->dst + p * j->dstep);
+		uintptr_t b = a + n;
+
+		a &= ~(uintptr_t)(PAGE - 1);
+		b = (b + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+		madvise((void *)a, b - a, MADV_DONTNEED);
+		if (++p >= j->slots)
+			p = 0;
+	}
+}
+
 /*
  * The timed loops, one per call signature so that a loop holds nothing but
  * the call and the step to the next slot.  CALL sees f (the row's function),
@@ -530,8 +551,13 @@ __attribute__((noinline)) uint64_t read_back(const char *p, size_t bytes)
 		size_t n = j->n, ds = j->dstep, ss = j->sstep;                 \
 		size_t slots = j->slots, p = *j->pos;                          \
 		int c = j->c;                                                  \
-		uint64_t t0 = ticks();                                         \
-		double a = now_ns(), b;                                        \
+		uint64_t t0;                                                   \
+		double a, b;                                                   \
+                                                                               \
+		if (j->fresh)                                                  \
+			drop_batch(j, p, k);                                   \
+		t0 = ticks();                                                  \
+		a = now_ns();                                                  \
                                                                                \
 		(void)src, (void)ss, (void)n, (void)c;                         \
 		for (long i = 0; i < k; i++) {                                 \

@@ -7,7 +7,8 @@
  * measurements in shared/measurements/xeon-6-207).  Size alone cannot tell
  * the two apart, so each table fixes where the source and the destination
  * are (cached: the same buffer every call; cold: swept over a region far
- * larger than the caches) and whether the destination is read back at
+ * larger than the caches; fresh: never touched, its pages faulted in by the
+ * call) and whether the destination is read back at
  * once, and compares the system routine with fm_* as dispatched and with
  * the policy forced temporal and forced streaming, interleaved, in one run.
  */
@@ -79,29 +80,38 @@ static void conclude(struct table *t)
 	}
 }
 
+/* fresh: the destination never touched (its pages dropped before each
+ * batch, so each call faults them in, zeroed by the kernel through the
+ * caches), as a buffer just allocated with mmap or a large malloc */
 struct layout {
 	const char *key, *title;
-	int src_cold, dst_cold, read;
+	int src_cold, dst_cold, read, fresh;
 };
 
 static const struct layout copy_layouts[] = {
-	{ "cold-cold", "source and destination cold", 1, 1, 0 },
+	{ "cold-cold", "source and destination cold", 1, 1, 0, 0 },
 	{ "cold-cold rb", "source and destination cold, then read back", 1, 1,
-	  1 },
+	  1, 0 },
 	{ "hot-cold rb", "source cached, destination cold, then read back", 0,
-	  1, 1 },
+	  1, 1, 0 },
 	{ "cold-hot rb", "source cold, destination cached, then read back", 1,
-	  0, 1 },
+	  0, 1, 0 },
 	{ "hot-hot rb", "source and destination cached, then read back", 0, 0,
+	  1, 0 },
+	{ "hot-hot", "source and destination cached", 0, 0, 0, 0 },
+	{ "hot-fresh rb",
+	  "source cached, destination never touched, then read back", 0, 1, 1,
 	  1 },
-	{ "hot-hot", "source and destination cached", 0, 0, 0 },
 };
 
 static const struct layout set_layouts[] = {
-	{ "cold", "destination cold", 0, 1, 0 },
-	{ "cold rb", "destination cold, then read back", 0, 1, 1 },
-	{ "hot rb", "destination cached, then read back", 0, 0, 1 },
-	{ "hot", "destination cached (the same buffer every call)", 0, 0, 0 },
+	{ "cold", "destination cold", 0, 1, 0, 0 },
+	{ "cold rb", "destination cold, then read back", 0, 1, 1, 0 },
+	{ "hot rb", "destination cached, then read back", 0, 0, 1, 0 },
+	{ "hot", "destination cached (the same buffer every call)", 0, 0, 0,
+	  0 },
+	{ "fresh", "destination never touched (a fresh mapping)", 0, 1, 0, 1 },
+	{ "fresh rb", "destination never touched, then read back", 0, 1, 1, 1 },
 };
 
 int cmd_residency(void)
@@ -130,9 +140,10 @@ int cmd_residency(void)
 	if (region < 4 * sweep_stride(maxn))
 		region = 4 * sweep_stride(maxn);
 	note("cold: swept over %zu MiB per buffer; cached: the same buffer "
-	     "every call; read back: every byte of the destination summed "
-	     "right after each call; GB/s of bytes copied or set, the "
-	     "read-back included",
+	     "every call; fresh: swept, its pages given back to the kernel "
+	     "(MADV_DONTNEED) before each batch, so the call faults them in; "
+	     "read back: every byte of the destination summed right after "
+	     "each call; GB/s of bytes copied or set, the read-back included",
 	     region >> 20);
 	note("fm temporal / fm streaming: fm_memcpy_hint/fm_memset_hint with "
 	     "FM_HINT_TEMPORAL / FM_HINT_NONTEMPORAL; fm_memcpy/fm_memset "
@@ -197,6 +208,7 @@ int cmd_residency(void)
 					j->n = n;
 					j->sstep = lay[l].src_cold ? stride : 0;
 					j->dstep = lay[l].dst_cold ? stride : 0;
+					j->fresh = lay[l].fresh;
 					j->slots =
 						lay[l].src_cold ||
 								lay[l].dst_cold
