@@ -108,13 +108,14 @@ START_TEST(golden_crossovers)
 	static const struct {
 		const char *cls;
 		int cache; /* index into caches[] */
-		size_t copy_rep, set_rep, copy_cold, set_cold, copy_thr,
-			set_thr, set_rep_streams;
+		size_t copy_rep, copy_rep_stop, set_rep, copy_cold, set_cold,
+			copy_thr, set_thr, set_rep_streams;
 	} want[] = {
-		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 384 << 10, SIZE_MAX,
-		  2 << 20, 16 << 20, 32 << 20, 32 << 20 },
-		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, 2048,
-		  2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20, SIZE_MAX },
+		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 512 << 10, 384 << 10,
+		  SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20 },
+		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
+		  2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
+		  SIZE_MAX },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -131,6 +132,7 @@ START_TEST(golden_crossovers)
 		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms), &cal, 1, expl,
 				    NULL);
 		ck_assert_uint_eq(t.copy_rep_min, want[i].copy_rep);
+		ck_assert_uint_eq(t.copy_rep_stop, want[i].copy_rep_stop);
 		ck_assert_uint_eq(t.set_rep_min, want[i].set_rep);
 		ck_assert_uint_eq(cc, want[i].copy_cold);
 		ck_assert_uint_eq(t.stream_min[FM_X_SET], want[i].set_cold);
@@ -165,6 +167,9 @@ static void check_class(int i, const struct fm_cache_info *ci,
 	ck_assert_int_eq(t.probe, ps == USABLE);
 	ck_assert_uint_eq(t.copy_rep_min,
 			  fm_x86_crossover(k->copy_rep, ci) + 1);
+	ck_assert_uint_eq(t.copy_rep_stop,
+			  fm_x86_crossover(k->copy_rep_stop, ci));
+	ck_assert_uint_gt(t.copy_rep_stop, t.copy_rep_min);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	for (int j = 0; j < FM_X_OPS; j++) {
 		int op = ops[j];
@@ -314,6 +319,7 @@ START_TEST(rep_movsb_aliasing_policy)
 
 	memset(&t, 0, sizeof(t));
 	t.copy_rep_min = 16384;
+	t.copy_rep_stop = SIZE_MAX;
 	t.set_rep_min = t.set_rep_streams = SIZE_MAX;
 	for (int op = 0; op < FM_X_OPS; op++)
 		t.stream_min[op] = t.size_min[op] = SIZE_MAX;
@@ -327,6 +333,17 @@ START_TEST(rep_movsb_aliasing_policy)
 			check_rep_distances(&t, sizes[i], src, -1);
 			check_rep_distances(&t, sizes[i], src, FM_X_COPY);
 		}
+	}
+	/* and from the class's stop on, the vector loop again */
+	t.copy_rep_stop = 1 << 20;
+	for (int op = -1; op <= FM_X_COPY; op++) {
+		const void *s = (const void *)((uintptr_t)1 << 30);
+		void *d = (void *)(((uintptr_t)1 << 30) + (64 << 20));
+
+		ck_assert_int_eq(fm_x86_copy_how(&t, d, s, (1 << 20) - 1, op),
+				 FM_X_REP);
+		ck_assert_int_eq(fm_x86_copy_how(&t, d, s, 1 << 20, op),
+				 FM_X_LOOP);
 	}
 }
 END_TEST
