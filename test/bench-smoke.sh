@@ -37,7 +37,7 @@ run page 2 page --region 64M
 run readback 4 readback --pages 1,8
 run extent 1 extent -s 2M,4M
 run versus 9 versus -s 8,4K
-run residency 10 residency -s 1M --region 64M
+run residency 13 residency -s 1M --region 64M
 # replay: the shipped distributions (copies in 3 arenas, sets in 3), and a
 # handmade LLVM one (its name says memset: 3 tables)
 run replay 6 replay --region 64M
