@@ -170,6 +170,17 @@ int fm_x86_stream_decide(const struct fm_x86_tune *t, int op, size_t n,
 	return cold;
 }
 
+int fm_x86_faulting(const struct fm_x86_tune *t, const void *p, size_t n)
+{
+	size_t step = (n / 8) & ~(size_t)(FM_LINE - 1);
+
+	if (!t->probe || step < FM_LINE)
+		return 0;
+	return probe8((const unsigned char *)p +
+			      ((step / 4) & ~(size_t)(FM_LINE - 1)),
+		      step) > t->probe_fault;
+}
+
 int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 		  const void *s, size_t n)
 {

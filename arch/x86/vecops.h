@@ -393,11 +393,14 @@ ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
  * explicit threshold (the hints), which is the whole decision.  The
  * threshold is tested before the crossovers are looked up: a program that
  * only streams by hint never has them computed (nor the probe calibrated).
+ * Past it the dispatched policies still keep destinations being faulted
+ * in out of streaming (fm_x86_faulting).
  */
 static __attribute__((noinline)) void *
 copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 {
-	if (n >= thr && !fm_overlaps(d, s, n))
+	if (n >= thr && !fm_overlaps(d, s, n) &&
+	    (op < 0 || !fm_x86_faulting(fm_x86_tune(), d, n)))
 		return copy_nt(d, s, n);
 	switch (fm_x86_copy_how(fm_x86_tune(), d, s, n, op)) {
 	case FM_X_STREAM:
@@ -695,8 +698,9 @@ static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
 	/* where rep stosb streams by itself, faster than our stores */
 	if (n >= t->set_rep_streams)
 		return set_rep(d, c, n);
-	if (n >= thr || (probe && n >= t->stream_min[FM_X_SET] &&
-			 fm_x86_stream(t, FM_X_SET, d, 0, n)))
+	if ((n >= thr && !(probe && fm_x86_faulting(t, d, n))) ||
+	    (probe && n >= t->stream_min[FM_X_SET] &&
+	     fm_x86_stream(t, FM_X_SET, d, 0, n)))
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
 	if (n >= t->set_rep_min)
 		return set_rep(d, c, n);

@@ -114,6 +114,14 @@ struct fm_x86_tune {
 
 /* Should an automatic policy stream these n bytes (below its threshold)?
  * s is NULL for sets.  Call time only. */
+/*
+ * Past the threshold, where data streams whatever its residency: are
+ * [p, p+n)'s pages being faulted in (never touched)?  One probe, 0 without
+ * a usable one.  The kernel zeroes such pages through the caches, and
+ * streaming into them lost 10-20%.
+ */
+FM_HIDDEN int fm_x86_faulting(const struct fm_x86_tune *t, const void *p,
+			      size_t n);
 FM_HIDDEN int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 			    const void *s, size_t n);
 /* The same decision, given what the probe found (cold: nonzero). */
