@@ -254,6 +254,20 @@ START_TEST(probe_calibration)
 	 * cold with no fault limit, and never cold when all are page faults */
 	ck_assert(fm_x86_cold(big, sizeof(big), 0, UINT32_MAX));
 	ck_assert(!fm_x86_cold(big, sizeof(big), 0, 0));
+	/* past the threshold: a fault limit of 0 makes any load a fault,
+	 * none without a usable probe or for a buffer too small to probe */
+	struct fm_x86_tune t;
+
+	memset(&t, 0, sizeof(t));
+	t.probe = 1;
+	t.probe_fault = 0;
+	ck_assert(fm_x86_faulting(&t, big, sizeof(big)));
+	ck_assert(!fm_x86_faulting(&t, small, sizeof(small)));
+	t.probe_fault = UINT32_MAX;
+	ck_assert(!fm_x86_faulting(&t, big, sizeof(big)));
+	t.probe = 0;
+	t.probe_fault = 0;
+	ck_assert(!fm_x86_faulting(&t, big, sizeof(big)));
 }
 END_TEST
 
