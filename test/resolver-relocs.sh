@@ -7,8 +7,12 @@
 # loaded from memory that a relocation fills in is not.  GCC makes such loads
 # where the source has none: the vectoriser built an array of two string
 # addresses with a 16-byte load from .data.rel.ro (settings.c's too_long,
-# a crash at startup with a long FASTMEM_CONFIG).  So, in the machine code:
-# no instruction reachable from a resolver reads a relocated word.
+# a crash at startup with a long FASTMEM_CONFIG).  So, in the machine code
+# of every function a resolver reaches (through calls and through any
+# branch to another function, conditional ones to .cold parts included):
+# no operand relative to the instruction pointer that reads a relocated
+# word, nor one that takes the address of an object holding one (a table
+# of pointers read through a register).
 set -u
 : "${top_builddir:?}" "${OBJDUMP:=objdump}" "${READELF:=readelf}"
 so=$top_builddir/.libs/libfastmem.so
@@ -26,19 +30,21 @@ esac
 
 tmp=${TMPDIR:-/tmp}/resolver-relocs.$$
 trap 'rm -f "$tmp".*' EXIT
-# relocated words (start addresses), the resolvers (the IFUNC symbols'
-# values) and the disassembly
-"$READELF" -rW "$so" |
-	awk '$3 ~ /^R_X86_64_(RELATIVE|64|GLOB_DAT|IRELATIVE)$/ {
-		print $1 }' >"$tmp.rel"
-"$READELF" -sW "$so" | awk '$4 == "IFUNC" { print $2 }' | sort -u >"$tmp.ifunc"
+# every dynamic relocation's target word; the data objects (address and
+# size); the resolvers (the IFUNC symbols' values); the disassembly
+"$READELF" -rW "$so" | awk '$1 ~ /^[0-9a-f]+$/ && $3 ~ /^R_/ { print $1 }' \
+	>"$tmp.rel"
+"$READELF" -sW "$so" |
+	awk '$4 == "OBJECT" && $3 != "0" { print $2, $3, $8 }' >"$tmp.obj"
+"$READELF" -sW "$so" | awk '$4 == "IFUNC" { print $2 }' | sort -u \
+	>"$tmp.ifunc"
 "$OBJDUMP" -d --no-show-raw-insn "$so" >"$tmp.dis"
-if [ ! -s "$tmp.ifunc" ]; then
-	echo "FAIL: no IFUNC symbol in $so"
+if [ ! -s "$tmp.ifunc" ] || [ ! -s "$tmp.rel" ] || [ ! -s "$tmp.dis" ]; then
+	echo "FAIL: no IFUNC symbol, relocation or code read from $so"
 	exit 1
 fi
 
-awk -v relf="$tmp.rel" -v ifuncf="$tmp.ifunc" '
+awk -v relf="$tmp.rel" -v objf="$tmp.obj" -v ifuncf="$tmp.ifunc" '
 function hex(s,   i, c, v) {
 	v = 0
 	s = tolower(s)
@@ -49,48 +55,78 @@ function hex(s,   i, c, v) {
 	}
 	return v
 }
+# does [a, a + len) overlap a relocated word?
+function relocated(a, len,   i) {
+	for (i = 0; i < nrel; i++)
+		if (rel[i] + 8 > a && rel[i] < a + len)
+			return 1
+	return 0
+}
 BEGIN {
 	nrel = 0
 	while ((getline l < relf) > 0)
 		rel[nrel++] = hex(l)
-	while ((getline l < ifuncf) > 0)
+	nobj = 0
+	while ((getline l < objf) > 0) {
+		split(l, fld, " ")
+		# readelf writes large sizes in hex
+		sz = fld[2] ~ /^0x/ ? hex(fld[2]) : fld[2] + 0
+		if (relocated(hex(fld[1]), sz)) {
+			obase[nobj] = hex(fld[1])
+			osize[nobj] = sz
+			oname[nobj++] = fld[3]
+		}
+	}
+	nroot = 0
+	while ((getline l < ifuncf) > 0) {
 		root[hex(l)] = 1
+		nroot++
+	}
 }
 # a function: "0000000000003f40 <name>:"
 /^[0-9a-f]+ <[^>]+>:$/ {
 	fn = $2
 	gsub(/[<>:]/, "", fn)
-	if (hex($1) in root)
+	if (hex($1) in root) {
 		roots[fn] = 1
+		found++
+	}
 	next
 }
 fn == "" { next }
 {
 	line = $0
-	# direct calls and jumps to another function: an edge
-	if (match(line, /(call|jmp)[a-z]*[ \t]+[0-9a-f]+ <[^>+]+>/)) {
+	# a direct call or branch (jmp, jcc) to another function: an edge
+	if (match(line, /[ \t](call|j[a-z]+)[ \t]+[0-9a-f]+ <[^>]+>/)) {
 		t = substr(line, RSTART, RLENGTH)
 		sub(/.*</, "", t)
 		sub(/>.*/, "", t)
+		sub(/\+0x[0-9a-f]+$/, "", t)
 		if (t != fn)
 			edge[fn] = edge[fn] " " t
 		next
 	}
-	# a memory operand relative to the instruction pointer that is read
-	# (lea only computes the address): where does it point?
-	if (line ~ /\(%rip\)/ && line !~ /[ \t]lea[a-z]*[ \t]/ &&
-	    match(line, /# [0-9a-f]+ </)) {
-		a = hex(substr(line, RSTART + 2, RLENGTH - 4))
-		# a vector load may read 16 bytes from a: any relocated word
-		# overlapping [a, a + 16)
-		for (i = 0; i < nrel; i++)
-			if (rel[i] + 8 > a && rel[i] < a + 16) {
-				bad[fn] = bad[fn] "\n    " line
-				break
-			}
+	if (line !~ /\(%rip\)/ || !match(line, /# [0-9a-f]+/))
+		next
+	a = hex(substr(line, RSTART + 2, RLENGTH - 2))
+	# a read of a relocated word (a vector load may read 16 bytes)
+	if (line !~ /[ \t]lea[a-z]*[ \t]/ && relocated(a, 16)) {
+		bad[fn] = bad[fn] "\n    " line
+		next
 	}
+	# the address of an object that holds one
+	for (i = 0; i < nobj; i++)
+		if (a >= obase[i] && a < obase[i] + osize[i]) {
+			bad[fn] = bad[fn] "\n    " line " (" oname[i] ")"
+			break
+		}
 }
 END {
+	if (found < nroot) {
+		print "FAIL: " nroot - found " of the " nroot \
+		      " resolvers not found in the code"
+		exit 1
+	}
 	n = 0
 	for (r in roots)
 		todo[n++] = r
@@ -109,15 +145,22 @@ END {
 	for (f in seen) {
 		reach++
 		if (f in bad) {
-			print "FAIL: " f " (reached from a resolver) reads a relocated word:" bad[f]
+			print "FAIL: " f ", reached from a resolver, reads " \
+			      "relocated data:" bad[f]
 			status = 1
 		}
 		if (f ~ /@plt$/) {
-			print "FAIL: " f " is called from code a resolver reaches"
+			print "FAIL: " f " is called from code a resolver " \
+			      "reaches"
 			status = 1
 		}
 	}
+	if (reach < nroot) {
+		print "FAIL: only " reach " functions reached"
+		exit 1
+	}
 	if (!status)
-		print "ok: " reach " functions reached from the resolvers read no relocated word"
+		print "ok: " reach " functions reached from the " nroot \
+		      " resolvers read no relocated data"
 	exit status
 }' "$tmp.dis"
