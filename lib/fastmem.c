@@ -11,6 +11,13 @@
 
 #include "internal.h"
 
+/* A static program runs the resolvers before it has TLS, where the stack
+ * protector's canary lives (configure keeps such flags for the tools) */
+#if defined(__SSP__) || defined(__SSP_STRONG__) || defined(__SSP_ALL__) ||     \
+	defined(__SSP_EXPLICIT__)
+#error "libfastmem must be built without a stack protector"
+#endif
+
 #if defined(__powerpc64__)
 #define RESOLVER_ARGS unsigned long hwcap
 #define RESOLVER_USE (void)hwcap
