@@ -25,7 +25,9 @@ if [ "${1:-}" = --no-deps ]; then
 	shift
 fi
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64 aarch64)
+[ ${#stages[@]} -gt 0 ] ||
+	stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64
+		aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -145,7 +147,8 @@ stage_secure() {
 	local etc
 	etc=$(mktemp -d /tmp/fastmem-secure-etc.XXXXXX) && chmod 755 "$etc" &&
 		configure build/secure --disable-shared --sysconfdir="$etc" \
-			CFLAGS="-g -O2 -fstack-protector-strong -Wformat -Werror=format-security" \
+			CFLAGS="-g -O2 -fstack-protector-strong -Wformat \
+				-Werror=format-security" \
 			CPPFLAGS="-Wdate-time -D_FORTIFY_SOURCE=2" \
 			LDFLAGS="-Wl,-z,relro" &&
 		make -C build/secure -j"$jobs" -s fastmem-info >/dev/null &&

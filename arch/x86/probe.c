@@ -145,16 +145,20 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 	cal->limit = 2 * memory;
 	/*
 	 * Page faults.  Memory never touched (a fresh mmap, a large malloc)
-	 * faults on the probe's loads, eight faults one after the other, and
-	 * the kernel zeroes each page it maps through the caches: streaming
-	 * into such pages made fresh 2-8 MiB sets 0.75-0.84x glibc, read back
-	 * or not (4 KiB pages; with huge pages at parity).  Eight loads over a
+	 * faults on the probe's loads, eight faults one after the other (each
+	 * maps the shared zero page), and again on the call's first store to
+	 * each page, where the kernel zeroes a new page through the caches:
+	 * streaming into such pages made fresh 2-8 MiB sets 0.75-0.84x glibc,
+	 * read back or not (4 KiB pages; with huge pages at parity).  Eight
+	 * loads over a
 	 * fresh 2-8 MiB buffer on the Zen 3 guest: 13794 ticks at least, p50
 	 * 18000-35000 (33 to 84 times the calibrated memory latency, 368-417);
 	 * evicted by a 1 GiB sweep, 4 KiB pages or 2 MiB: 1176-4974 (3 to 12
 	 * times).  16 times lies between, with the wider margin on the
 	 * faults' side: a fault taken for cold loses 20% to glibc, cold
-	 * taken for a fault only misses the chance to stream.
+	 * taken for a fault only misses the chance to stream.  Measured on
+	 * this guest alone; where NUMA balancing unmaps long-unused pages, it
+	 * may call such cold data a fault (a chance missed, not a loss).
 	 */
 	cal->fault = memory > UINT32_MAX / 16 ? UINT32_MAX : 16 * memory;
 	return 1;

@@ -117,7 +117,8 @@ struct fm_x86_tune {
 /*
  * Past the threshold, where data streams whatever its residency: are
  * [p, p+n)'s pages being faulted in (never touched)?  One probe, 0 without
- * a usable one.  The kernel zeroes such pages through the caches, and
+ * a usable one.  The kernel zeroes such pages through the caches on their
+ * first store, and
  * streaming into them lost 10-20%.
  */
 FM_HIDDEN int fm_x86_faulting(const struct fm_x86_tune *t, const void *p,
