@@ -45,8 +45,11 @@ old_threads='# fastmem-bench calibrate, 2000-01-01 00:00, libfastmem 0
 threads = 2'
 old_thr='# fastmem-bench calibrate: copy, avx2_nt against avx2: old threshold
 nt_threshold.memcpy = 13M'
-printf '# mine\nmemmove = generic\n%s\n%s\nnt_threshold.memmove = 13M\n' \
-	"$old_threads" "$old_thr" >"$conf"
+# and a cold crossover, which every run that measures copies replaces
+old_cold='# fastmem-bench calibrate: copy cold: old cold crossover
+stream_cold.memcpy = 5M'
+printf '# mine\nmemmove = generic\n%s\n%s\n%s\nnt_threshold.memmove = 13M\n' \
+	"$old_threads" "$old_thr" "$old_cold" >"$conf"
 cp "$conf" "$dir/before"
 # shellcheck disable=SC2086 # $short is a list of options
 FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run >"$dir/dry.out" 2>&1 ||
@@ -75,7 +78,12 @@ if grep -qx 'nt_threshold.memcpy = 13M' "$conf"; then
 elif grep -q 'old threshold$' "$conf"; then
 	fail "the comment of a replaced threshold was kept: $(cat "$conf")"
 fi
-grep -q '^nt_threshold\.' "$conf" ||
+grep -q 'old cold crossover$' "$conf" &&
+	fail "the comment of a replaced cold crossover was kept: $(cat "$conf")"
+# a threshold under this run's header (the user's 13M line does not count)
+awk '/^# fastmem-bench calibrate, / && !/2000-01-01/ { mine = 1 }
+	mine && /^nt_threshold\./ { found = 1 }
+	END { exit !found }' "$conf" ||
 	fail "no threshold written (cold streaming never won?): $(cat "$dir/out")"
 
 # 2. a new process sees exactly what was written
