@@ -108,7 +108,7 @@ START_TEST(golden_crossovers)
 	static const struct {
 		const char *cls;
 		int cache; /* index into caches[] */
-		size_t copy_rep, copy_rep_fault, set_rep, copy_cold, set_cold,
+		size_t copy_rep, copy_rep_cold, set_rep, copy_cold, set_cold,
 			copy_thr, set_thr, set_rep_streams;
 	} want[] = {
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 512 << 10, 384 << 10,
@@ -132,7 +132,7 @@ START_TEST(golden_crossovers)
 		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms), &cal, 1, expl,
 				    NULL);
 		ck_assert_uint_eq(t.copy_rep_min, want[i].copy_rep);
-		ck_assert_uint_eq(t.copy_rep_fault, want[i].copy_rep_fault);
+		ck_assert_uint_eq(t.copy_rep_cold, want[i].copy_rep_cold);
 		ck_assert_uint_eq(t.set_rep_min, want[i].set_rep);
 		ck_assert_uint_eq(cc, want[i].copy_cold);
 		ck_assert_uint_eq(t.stream_min[FM_X_SET], want[i].set_cold);
@@ -167,9 +167,9 @@ static void check_class(int i, const struct fm_cache_info *ci,
 	ck_assert_int_eq(t.probe, ps == USABLE);
 	ck_assert_uint_eq(t.copy_rep_min,
 			  fm_x86_crossover(k->copy_rep, ci) + 1);
-	ck_assert_uint_eq(t.copy_rep_fault,
-			  fm_x86_crossover(k->copy_rep_fault, ci));
-	ck_assert_uint_gt(t.copy_rep_fault, t.copy_rep_min);
+	ck_assert_uint_eq(t.copy_rep_cold,
+			  fm_x86_crossover(k->copy_rep_cold, ci));
+	ck_assert_uint_gt(t.copy_rep_cold, t.copy_rep_min);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	for (int j = 0; j < FM_X_OPS; j++) {
 		int op = ops[j];
@@ -333,7 +333,7 @@ START_TEST(rep_movsb_aliasing_policy)
 
 	memset(&t, 0, sizeof(t));
 	t.copy_rep_min = 16384;
-	t.copy_rep_fault = SIZE_MAX;
+	t.copy_rep_cold = SIZE_MAX;
 	t.set_rep_min = t.set_rep_streams = SIZE_MAX;
 	for (int op = 0; op < FM_X_OPS; op++)
 		t.stream_min[op] = t.size_min[op] = SIZE_MAX;
@@ -348,11 +348,12 @@ START_TEST(rep_movsb_aliasing_policy)
 			check_rep_distances(&t, sizes[i], src, FM_X_COPY);
 		}
 	}
-	/* from copy_rep_fault on, a destination being faulted in takes the
-	 * vector loop: a fault limit of 0 makes any load a fault */
+	/* from copy_rep_cold on, rep movsb only into a destination found
+	 * cold: a fault limit of 0 makes any load a fault, a cold limit of
+	 * UINT32_MAX any data cached */
 	static unsigned char from[(1 << 20) + 4096], to[(1 << 20) + 4096];
 
-	t.copy_rep_fault = 1 << 20;
+	t.copy_rep_cold = 1 << 20;
 	t.probe = 1;
 	for (int op = -1; op <= FM_X_COPY; op++) {
 		int want = op < 0 ? FM_X_REP : FM_X_LOOP;
@@ -366,6 +367,10 @@ START_TEST(rep_movsb_aliasing_policy)
 		t.probe_fault = UINT32_MAX;
 		ck_assert_int_eq(fm_x86_copy_how(&t, to, from, 1 << 20, op),
 				 FM_X_REP);
+		t.probe_limit = UINT32_MAX;
+		ck_assert_int_eq(fm_x86_copy_how(&t, to, from, 1 << 20, op),
+				 want);
+		t.probe_limit = 0;
 	}
 }
 END_TEST

@@ -37,7 +37,7 @@ static const struct fm_x86_class classes[] = {
 		.family = 0x1a,
 		.models = { { 0, 0xff } },
 		.copy_rep = L1D(1, 2),
-		.copy_rep_fault = NEVER,
+		.copy_rep_cold = NEVER,
 		.set_rep = L2(3, 4),
 		/* cold copies: rep movsb and streaming stores tie */
 		.copy_cold = NEVER,
@@ -55,12 +55,12 @@ static const struct fm_x86_class classes[] = {
 		.family = 0x19,
 		.models = { { 0, 0xff } },
 		.copy_rep = L1D(1, 2),
-		/* into never-touched destinations, whose pages fault in
-		 * during the call, rep movsb ran 0.88-0.94x glibc at 1-8 MiB
-		 * and the vector loop 0.95-1.02x, while into mapped cold
-		 * memory rep movsb won 1.01-1.05x against 0.98-0.99x
-		 * (residency, 7 runs each): from L2 on, the probe looks */
-		.copy_rep_fault = L2(1, 1),
+		/* from L2 on, rep movsb wins into cold destinations (1.01-
+		 * 1.05x glibc at 1-8 MiB against 0.98-0.99x for the loop) and
+		 * loses into cached ones read back (0.93-1.09x against
+		 * 1.06-1.17x) and never-touched ones (0.88-0.94x against
+		 * 0.95-1.02x): residency, 5-7 runs each; the probe decides */
+		.copy_rep_cold = L2(1, 1),
 		.set_rep = L2(3, 4),
 		/* cold 2-16 MiB copies: streaming +5-43% alone, but 0.5-1.18x
 		 * once the destination is read back */
@@ -84,7 +84,7 @@ static const struct fm_x86_class classes[] = {
 		.family = 6,
 		.models = { { 0x8f, 0x8f }, { 0xad, 0xae }, { 0xcf, 0xcf } },
 		.copy_rep = L1D(1, 2),
-		.copy_rep_fault = NEVER,
+		.copy_rep_cold = NEVER,
 		.set_rep = BYTES(2048),
 		.copy_cold = L2(1, 1),
 		.copy_cached = L2(32, 1),
@@ -101,7 +101,7 @@ static const struct fm_x86_class classes[] = {
 static const struct fm_x86_class unknown = {
 	.name = "unknown CPU",
 	.copy_rep = L1D(1, 2),
-	.copy_rep_fault = NEVER,
+	.copy_rep_cold = NEVER,
 	.set_rep = L2(3, 4),
 	.copy_cold = NEVER,
 	.copy_cached = L2(32, 1),

@@ -32,7 +32,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 
 	t->copy_rep_min =
 		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
-	t->copy_rep_fault = fm_x86_crossover(k->copy_rep_fault, ci);
+	t->copy_rep_cold = fm_x86_crossover(k->copy_rep_cold, ci);
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
@@ -65,8 +65,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 {
 	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->copy_rep_fault, t->copy_rep_fault,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->copy_rep_cold, t->copy_rep_cold, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
 			 __ATOMIC_RELAXED);
@@ -247,12 +246,12 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len, "rep movsb above ");
 		put_size(notes, sizeof(notes), &len, t->copy_rep_min - 1);
 	}
-	if (t->copy_rep_min != SIZE_MAX && t->copy_rep_fault != SIZE_MAX &&
+	if (t->copy_rep_min != SIZE_MAX && t->copy_rep_cold != SIZE_MAX &&
 	    t->probe) {
 		put(notes, sizeof(notes), &len, " (from ");
-		put_size(notes, sizeof(notes), &len, t->copy_rep_fault);
+		put_size(notes, sizeof(notes), &len, t->copy_rep_cold);
 		put(notes, sizeof(notes), &len,
-		    " the vector loop into pages being faulted in)");
+		    " only into destinations found cold)");
 	}
 	put(notes, sizeof(notes), &len, ", sets ");
 	if (t->set_rep_min == SIZE_MAX) {

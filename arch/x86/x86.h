@@ -39,9 +39,10 @@ struct fm_x86_class {
 	/* display models, inclusive ranges; an empty one is {0, 0} */
 	uint16_t models[FM_X86_MODEL_RANGES][2];
 	struct fm_crossover copy_rep; /* vector loop -> rep movsb */
-	/* from here a destination being faulted in (never touched) takes
-	 * the vector loop rather than rep movsb (NEVER: no such check) */
-	struct fm_crossover copy_rep_fault;
+	/* from here rep movsb only into a destination the probe finds
+	 * cold, the vector loop into one cached or being faulted in (NEVER:
+	 * rep movsb whatever the residency) */
+	struct fm_crossover copy_rep_cold;
 	struct fm_crossover set_rep; /* vector loop -> rep stosb */
 	/* streaming wins from here when the data is not cached (the
 	 * residency probe runs from here), and from here even when it is */
@@ -95,7 +96,7 @@ enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
 
 struct fm_x86_tune {
 	size_t copy_rep_min;	/* temporal copies use rep movsb from here */
-	size_t copy_rep_fault;	/* from here, not into pages faulting in */
+	size_t copy_rep_cold;	/* from here only into cold destinations */
 	size_t set_rep_min;	/* temporal sets use rep stosb from here */
 	size_t set_rep_streams; /* every set uses rep stosb from here */
 	int clzero;		/* zero fills past the threshold use clzero */
@@ -222,7 +223,8 @@ static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
 	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
 	    (uintptr_t)s - (uintptr_t)d >= FM_LINE &&
 	    !fm_rep_movsb_slow(d, s) &&
-	    (n < t->copy_rep_fault || op < 0 || !fm_x86_faulting(t, d, n)))
+	    (n < t->copy_rep_cold || op < 0 || !t->probe ||
+	     fm_x86_cold(d, n, t->probe_limit, t->probe_fault)))
 		return FM_X_REP;
 	return FM_X_LOOP;
 }
