@@ -111,7 +111,7 @@ START_TEST(golden_crossovers)
 		size_t copy_rep, copy_rep_cold, set_rep, copy_cold, set_cold,
 			copy_thr, set_thr, set_rep_streams;
 	} want[] = {
-		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 512 << 10, 384 << 10,
+		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, 384 << 10,
 		  SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
