@@ -135,10 +135,6 @@ struct fm_settings {
 	uint8_t threads_src;
 };
 
-/* Did the process start with rdtsc disabled (prctl PR_SET_TSC, inherited
- * across exec)?  Asked once, with the settings.  x86 only. */
-FM_HIDDEN int fm_tsc_disabled(void);
-
 /* The residency probe: on unless the environment or a config says off. */
 enum { FM_PROBE_AUTO, FM_PROBE_ON, FM_PROBE_OFF };
 

@@ -1107,13 +1107,6 @@ void fm_settings_parse(struct fm_settings *st, const char *env, size_t envlen,
 	finish(&sc, config_line);
 }
 
-int fm_tsc_disabled(void)
-{
-	struct fm_settings scratch;
-
-	return fm_settings_get(&scratch)->tsc_disabled;
-}
-
 const char *fm_source_path(const struct fm_settings *st, enum fm_source src)
 {
 	if (src == FM_SRC_SYSTEM)

@@ -233,12 +233,12 @@ END_TEST
  */
 START_TEST(probe_calibration)
 {
-	static unsigned char small[8 * 64 - 1];
+	static unsigned char small[8 * 64 - 1], big[64 * 1024];
 	struct fm_x86_probe_cal cal;
+	struct fm_settings scratch;
+	int tsc_off = fm_settings_get(&scratch)->tsc_disabled;
 
-	static unsigned char big[64 * 1024];
-
-	if (fm_x86_probe_calibrate(&cal, fm_tsc_disabled())) {
+	if (fm_x86_probe_calibrate(&cal, tsc_off)) {
 		ck_assert_uint_lt(cal.cached, cal.memory);
 		ck_assert_uint_gt(cal.limit, cal.memory);
 		ck_assert_uint_gt(cal.fault, cal.limit);
@@ -248,7 +248,7 @@ START_TEST(probe_calibration)
 		fprintf(stderr, "probe unusable here: %s\n", cal.why);
 	}
 	ck_assert(!fm_x86_cold(small, sizeof(small), 0, UINT32_MAX));
-	if (fm_tsc_disabled())
+	if (tsc_off)
 		return;
 	/* whatever the timing: every load is slower than a limit of 0, so
 	 * cold with no fault limit, and never cold when all are page faults */

@@ -84,7 +84,8 @@ struct fm_x86_probe_cal {
 	uint32_t cached, memory, limit, fault;
 	const char *why; /* unusable: the reason */
 };
-/* tsc_disabled: fm_tsc_disabled(), from settings the caller has at hand */
+/* tsc_disabled: the settings' tsc_disabled (the process started with
+ * rdtsc disabled by prctl PR_SET_TSC), from settings the caller has */
 FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal,
 				     int tsc_disabled);
 
