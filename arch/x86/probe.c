@@ -56,19 +56,27 @@ static __attribute__((noinline)) uint32_t probe8(const unsigned char *p,
 	return t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
 }
 
-int fm_x86_cold(const void *p, size_t n, uint32_t limit, uint32_t fault)
+/* Eight loads over [p, p+n), from the quarter (q = 1) or three quarters
+ * (q = 3) of an eighth on; 0 where n is too small to spread them. */
+static uint32_t probe_spread(const void *p, size_t n, int q)
 {
 	size_t step = (n / 8) & ~(size_t)(FM_LINE - 1);
-	const unsigned char *b = p;
-	uint32_t t;
 
 	if (step < FM_LINE)
 		return 0;
 	/* the largest offset read is 3/4 step + 7 step < n */
-	t = probe8(b + ((step / 4) & ~(size_t)(FM_LINE - 1)), step);
+	return probe8((const unsigned char *)p +
+			      ((q * step / 4) & ~(size_t)(FM_LINE - 1)),
+		      step);
+}
+
+int fm_x86_cold(const void *p, size_t n, uint32_t limit, uint32_t fault)
+{
+	uint32_t t = probe_spread(p, n, 1);
+
 	if (t <= limit || t > fault)
 		return 0;
-	t = probe8(b + ((3 * step / 4) & ~(size_t)(FM_LINE - 1)), step);
+	t = probe_spread(p, n, 3);
 	return t > limit && t <= fault;
 }
 
@@ -150,9 +158,9 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 	 * each page, where the kernel zeroes a new page through the caches:
 	 * streaming into such pages made fresh 2-8 MiB sets 0.75-0.84x glibc,
 	 * read back or not (4 KiB pages; with huge pages at parity).  Eight
-	 * loads over a
-	 * fresh 2-8 MiB buffer on the Zen 3 guest: 13794 ticks at least, p50
-	 * 18000-35000 (33 to 84 times the calibrated memory latency, 368-417);
+	 * loads over a fresh 2-8 MiB buffer on the Zen 3 guest: 13794 ticks
+	 * at least, p50 18000-35000 (33 to 84 times the calibrated memory
+	 * latency, 368-417);
 	 * evicted by a 1 GiB sweep, 4 KiB pages or 2 MiB: 1176-4974 (3 to 12
 	 * times).  16 times lies between, with the wider margin on the
 	 * faults' side: a fault taken for cold loses 20% to glibc, cold
@@ -176,13 +184,7 @@ int fm_x86_stream_decide(const struct fm_x86_tune *t, int op, size_t n,
 
 int fm_x86_faulting(const struct fm_x86_tune *t, const void *p, size_t n)
 {
-	size_t step = (n / 8) & ~(size_t)(FM_LINE - 1);
-
-	if (!t->probe || step < FM_LINE)
-		return 0;
-	return probe8((const unsigned char *)p +
-			      ((step / 4) & ~(size_t)(FM_LINE - 1)),
-		      step) > t->probe_fault;
+	return t->probe && probe_spread(p, n, 1) > t->probe_fault;
 }
 
 int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
