@@ -296,10 +296,20 @@ void replay_arenas(size_t arena[3])
 	fm_cache_info(&ci);
 	arena[0] = ci.l1d ? ci.l1d : 32 * KIB;
 	arena[1] = ci.l3 ? ci.l3 / 2 : ci.l2 ? ci.l2 : 4 * MIB;
+	/* an L3 whose sharing CPUID does not say can be the whole socket's
+	 * (the Zen 5 KVM guest reports 508 MiB): half of one CCD's 32 MiB */
+	if (ci.l3 && !ci.l3_sharing && arena[1] > 16 * MIB)
+		arena[1] = 16 * MIB;
 	if (arena[1] < 4 * arena[0])
 		arena[1] = 4 * arena[0];
 	arena[2] = sizeof(void *) < 8 ? 256 * MIB
 				      : region_total(256 * MIB, 1 * GIB);
+	/* the buffers are sized for the memory arena: the others fit in it
+	 * (--region may make it small) */
+	if (arena[1] > arena[2] / 4)
+		arena[1] = arena[2] / 4;
+	if (arena[0] > arena[1])
+		arena[0] = arena[1];
 }
 
 /* The largest call of op that d replays. */
