@@ -37,17 +37,23 @@ static const struct fm_x86_class classes[] = {
 		.family = 0x1a,
 		.models = { { 0, 0xff } },
 		.copy_rep = L1D(1, 2),
-		.copy_rep_cold = NEVER,
+		/* from 4 x L2, rep movsb into a cached destination read back
+		 * runs 0.67-0.72x glibc, the vector loop 0.97-1.04x; at 2-3
+		 * MiB rep movsb wins (1.07-1.24x): residency, 8 runs */
+		.copy_rep_cold = L2(4, 1),
 		.set_rep = L2(3, 4),
-		/* cold copies: rep movsb and streaming stores tie */
+		/* cold copies: rep movsb and streaming stores tie (1.1-1.3x
+		 * glibc), and streaming loses once read back up to 8 MiB */
 		.copy_cold = NEVER,
 		.copy_cached = L2(32, 1),
-		.set_cold = L2(1, 2),
+		/* cold sets, streamed: 1.2-1.6x alone at 1-2 MiB but
+		 * 0.81-0.91x read back; from 4 MiB no loss read back */
+		.set_cold = L2(4, 1),
 		.set_cached = L2(32, 1),
 		.set_rep_streams = NEVER,
 		.source = "development machine (Zen 5 KVM guest, 48 KiB L1d, "
-			  "1 MiB L2), 2026-11-29/30: fastmem-bench copy, set "
-			  "and versus; README Performance",
+			  "1 MiB L2), 2026-11-30 and 2026-12-01 (probe on): "
+			  "fastmem-bench copy, set, versus, residency",
 	},
 	{
 		.name = "AMD Zen 3/Zen 4",
