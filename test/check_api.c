@@ -247,34 +247,53 @@ START_TEST(detection_matches_libcpuid)
 END_TEST
 
 /*
- * The names libcpuid 0.6.2 gives (from real CPUID dumps and from the
- * Xeon of ../shared/measurements/xeon-6-207): its rows for family 6 models
- * up to 0xf named a newer model are guesses, everything else stands.
+ * The names libcpuid 0.6.2 gives (from real CPUID dumps, from the Xeon of
+ * ../shared/measurements/xeon-6-207 and from the Zen 5 EPYC guest, family
+ * 0x1a model 2, it calls "Abu Dhabi"): its rows for Intel family 6 models up
+ * to 0xf named a newer model are guesses, and its AMD rows named a CPU of
+ * another family; everything else stands.
  */
 START_TEST(codename_guesses)
 {
 	static const struct {
-		int intel, family, model;
+		int vendor, family, model;
 		const char *name;
 		int guess;
 	} cases[] = {
-		{ 1, 6, 207, "Xeon (Conroe/2M)", 1 },
-		{ 1, 6, 207, "Xeon (Woodcrest)", 1 },
-		{ 1, 6, 207, "P-II Xeon (Klamath)", 1 },
-		{ 1, 6, 0x8f, "Pentium III (Coppermine)", 1 },
-		{ 1, 6, 85, "Skylake (Xeon Scalable)", 0 },
-		{ 1, 6, 142, "Kaby Lake-U (Core i7)", 0 },
-		{ 1, 6, 60, "Haswell (Core i7)", 0 },
-		{ 1, 6, 15, "Xeon (Conroe/2M)", 0 },
-		{ 1, 6, 0x16, "Conroe-L (Celeron)", 0 },
-		{ 1, 6, 0x1c, "Atom (Diamondville)", 0 },
-		{ 0, 25, 1, "EPYC (Milan)", 0 },
-		{ 0, 6, 207, "Pentium Pro", 0 },
+		{ CODENAME_INTEL, 6, 207, "Xeon (Conroe/2M)", 1 },
+		{ CODENAME_INTEL, 6, 207, "Xeon (Woodcrest)", 1 },
+		{ CODENAME_INTEL, 6, 207, "P-II Xeon (Klamath)", 1 },
+		{ CODENAME_INTEL, 6, 0x8f, "Pentium III (Coppermine)", 1 },
+		{ CODENAME_INTEL, 6, 85, "Skylake (Xeon Scalable)", 0 },
+		{ CODENAME_INTEL, 6, 142, "Kaby Lake-U (Core i7)", 0 },
+		{ CODENAME_INTEL, 6, 60, "Haswell (Core i7)", 0 },
+		{ CODENAME_INTEL, 6, 15, "Xeon (Conroe/2M)", 0 },
+		{ CODENAME_INTEL, 6, 0x16, "Conroe-L (Celeron)", 0 },
+		{ CODENAME_INTEL, 6, 0x1c, "Atom (Diamondville)", 0 },
+		{ CODENAME_OTHER, 25, 1, "EPYC (Milan)", 0 },
+		{ CODENAME_OTHER, 6, 207, "Pentium Pro", 0 },
+		{ CODENAME_AMD, 0x1a, 2, "Abu Dhabi", 1 },
+		{ CODENAME_AMD, 0x1a, 0x11, "K5", 1 },
+		{ CODENAME_AMD, 0x1a, 0x44, "Ryzen 9 (Rembrandt)", 1 },
+		{ CODENAME_AMD, 0x1a, 0x24, "Turion 64 (Lancaster/512K)", 1 },
+		{ CODENAME_AMD, 0x19, 0x11, "Magny-Cours Opteron", 1 },
+		{ CODENAME_AMD, 0x15, 2, "Abu Dhabi", 0 },
+		{ CODENAME_AMD, 0x15, 2, "Opteron (Abu Dhabi)", 0 },
+		{ CODENAME_AMD, 0x19, 1, "EPYC (Milan)", 0 },
+		{ CODENAME_AMD, 0x19, 0x21, "Ryzen 9 (Vermeer)", 0 },
+		{ CODENAME_AMD, 0x17, 0x31, "EPYC (Rome)", 0 },
+		{ CODENAME_AMD, 0x10, 9, "Magny-Cours Opteron", 0 },
+		{ CODENAME_AMD, 0x11, 3, "Turion X2 (Griffin/512K)", 0 },
+		{ CODENAME_AMD, 0xf, 0x6b, "Athlon 64 X2 (Brisbane/512K)", 0 },
+		{ CODENAME_AMD, 0x18, 0, "C86 7 (Dhyana)", 0 },
+		{ CODENAME_AMD, 0x1a, 2, "EPYC (Turin)", 0 },
+		{ CODENAME_AMD, 0x1a, 0x44, "Ryzen 9 (Granite Ridge)", 0 },
+		{ CODENAME_INTEL, 0x1a, 2, "Abu Dhabi", 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(codename_is_guess(cases[i].intel, cases[i].family,
-						cases[i].model,
+		ck_assert_msg(codename_is_guess(cases[i].vendor,
+						cases[i].family, cases[i].model,
 						cases[i].name) ==
 				      cases[i].guess,
 			      "family %d model %d \"%s\"", cases[i].family,
@@ -297,6 +316,27 @@ static void synthetic_xeon(struct cpu_raw_data_t *raw, unsigned model)
 	memcpy(&raw->basic_cpuid[0][2], "ntel", 4);
 	raw->basic_cpuid[1][0] =
 		0x600 | (model & 0xf) << 4 | (model >> 4 & 0xf) << 16;
+	raw->ext_cpuid[0][0] = 0x80000008;
+	for (int l = 0; l < 3; l++)
+		for (int r = 0; r < 4; r++)
+			memcpy(&raw->ext_cpuid[2 + l][r],
+			       brand + 16 * l + 4 * r, 4);
+}
+
+/* The same for an AMD CPU of the given display family and model. */
+static void synthetic_amd(struct cpu_raw_data_t *raw, unsigned family,
+			  unsigned model, const char *name)
+{
+	char brand[49];
+
+	snprintf(brand, sizeof(brand), "%-48s", name);
+	memset(raw, 0, sizeof(*raw));
+	raw->basic_cpuid[0][0] = 0x10;
+	memcpy(&raw->basic_cpuid[0][1], "Auth", 4);
+	memcpy(&raw->basic_cpuid[0][3], "enti", 4);
+	memcpy(&raw->basic_cpuid[0][2], "cAMD", 4);
+	raw->basic_cpuid[1][0] = 0xf00 | (family - 0xf) << 20 |
+				 (model & 0xf) << 4 | (model >> 4 & 0xf) << 16;
 	raw->ext_cpuid[0][0] = 0x80000008;
 	for (int l = 0; l < 3; l++)
 		for (int r = 0; r < 4; r++)
@@ -328,8 +368,8 @@ START_TEST(codename_through_libcpuid)
 	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
 	ck_assert_int_eq(id.ext_model, 207);
 	if (libcpuid_at_most(0, 6, 2))
-		ck_assert_msg(codename_is_guess(1, id.ext_family, id.ext_model,
-						id.cpu_codename),
+		ck_assert_msg(codename_is_guess(CODENAME_INTEL, id.ext_family,
+						id.ext_model, id.cpu_codename),
 			      "libcpuid %s cannot know model 207, yet its "
 			      "guess \"%s\" was believed",
 			      cpuid_lib_version(), id.cpu_codename);
@@ -337,7 +377,38 @@ START_TEST(codename_through_libcpuid)
 	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
 	ck_assert_msg(strstr(id.cpu_codename, "Haswell"), "libcpuid said %s",
 		      id.cpu_codename);
-	ck_assert(!codename_is_guess(1, id.ext_family, id.ext_model,
+	ck_assert(!codename_is_guess(CODENAME_INTEL, id.ext_family,
+				     id.ext_model, id.cpu_codename));
+#endif
+}
+END_TEST
+
+/*
+ * And for AMD: 0.6.2, which has no rows above family 0x19, names the Zen 5
+ * EPYC of family 0x1a model 2 after an older family's row ("Abu Dhabi");
+ * a Zen 3 EPYC it names "EPYC (Milan)", its own family's.
+ */
+START_TEST(codename_amd_through_libcpuid)
+{
+#ifdef HAVE_LIBCPUID
+	struct cpu_raw_data_t raw;
+	struct cpu_id_t id;
+
+	synthetic_amd(&raw, 0x1a, 2, "AMD EPYC 9555 64-Core Processor");
+	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
+	ck_assert_int_eq(id.ext_family, 0x1a);
+	ck_assert_int_eq(id.ext_model, 2);
+	if (libcpuid_at_most(0, 6, 2))
+		ck_assert_msg(codename_is_guess(CODENAME_AMD, id.ext_family,
+						id.ext_model, id.cpu_codename),
+			      "libcpuid %s cannot know family 0x1a, yet its "
+			      "guess \"%s\" was believed",
+			      cpuid_lib_version(), id.cpu_codename);
+	synthetic_amd(&raw, 0x19, 1, "AMD EPYC 7763 64-Core Processor");
+	ck_assert_int_eq(cpu_identify(&raw, &id), 0);
+	ck_assert_msg(strstr(id.cpu_codename, "Milan"), "libcpuid said %s",
+		      id.cpu_codename);
+	ck_assert(!codename_is_guess(CODENAME_AMD, id.ext_family, id.ext_model,
 				     id.cpu_codename));
 #endif
 }
@@ -358,6 +429,7 @@ int main(void)
 	tcase_add_test(tc, detection_matches_libcpuid);
 	tcase_add_test(tc, codename_guesses);
 	tcase_add_test(tc, codename_through_libcpuid);
+	tcase_add_test(tc, codename_amd_through_libcpuid);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

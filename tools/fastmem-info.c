@@ -91,10 +91,16 @@ static void identify(struct identity *id)
 	struct cpu_id_t data;
 
 	if (cpuid_get_raw_data(&raw) == 0 && cpu_identify(&raw, &data) == 0) {
+		int vendor = CODENAME_OTHER;
+
+		if (data.vendor == VENDOR_INTEL)
+			vendor = CODENAME_INTEL;
+		else if (data.vendor == VENDOR_AMD ||
+			 data.vendor == VENDOR_HYGON)
+			vendor = CODENAME_AMD;
 		snprintf(id->vendor, sizeof(id->vendor), "%s", data.vendor_str);
 		snprintf(id->brand, sizeof(id->brand), "%s", data.brand_str);
-		if (!codename_is_guess(data.vendor == VENDOR_INTEL,
-				       data.ext_family, data.ext_model,
+		if (!codename_is_guess(vendor, data.ext_family, data.ext_model,
 				       data.cpu_codename))
 			snprintf(id->codename, sizeof(id->codename), "%s",
 				 data.cpu_codename);
