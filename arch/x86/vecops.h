@@ -22,8 +22,8 @@
  *   VSTOREU(p, v) VSTOREA(p, v) VSTREAM(p, v)
  *   VSPLAT(c)              c in every byte
  *   VZERO()                all zero
- * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
- * and VMASK_SET(d, c, n) for n < VEC without a ladder of size branches.
+ * and, with byte-masked stores (AVX-512BW), VMASK_SET(d, c, n) for n < VEC
+ * without a ladder of size branches.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
@@ -101,32 +101,20 @@ static inline void copy_lt_vec(u8 *d, const u8 *s, size_t n)
 }
 
 /*
- * A masked vector reaches VEC bytes from d and s whatever n is.  Where that
+ * A masked vector reaches VEC bytes from d whatever n is.  Where that
  * crosses into a page that would fault, the masked-off bytes cost an assist
  * of ~700 cycles on Zen 5 (an 8-byte copy ending at a guard page took 674
  * TSC ticks instead of 4), so within VEC of a page's end the ladder runs.
  */
-static inline int near_page_end(const void *d, const void *s)
+static inline int near_page_end(const void *d)
 {
-	return (((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC) |
-	       (((uintptr_t)s & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC);
+	return ((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC;
 }
 
-/*
- * n <= 2 VEC.  Below VEC falls through: laying out the VEC..2 VEC pair
- * first made the smaller sizes slower on Zen 5 (medians of 6-8 `versus`
- * runs, 8-32 B: 1.19x glibc against 1.00x), and so did two masked vectors
- * for the whole range (0.96x).
- */
+/* n <= 2 VEC; below VEC falls through */
 static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 {
 	if (FM_LIKELY(n < VEC)) {
-#ifdef VMASK_COPY
-		if (FM_LIKELY(!near_page_end(d, s))) {
-			VMASK_COPY(d, s, n);
-			return;
-		}
-#endif
 		copy_lt_vec(d, s, n);
 		return;
 	}
@@ -294,9 +282,8 @@ static __attribute__((noinline)) void *copy_rep(u8 *d, const u8 *s, size_t n)
 	return d;
 }
 
-#ifndef VMASK_COPY
 /*
- * Without masked vectors (sse2, avx2), below 32 bytes: three classes, each
+ * Below 32 bytes: three classes, each
  * copied by overlapping accesses of one width whatever the size within it,
  * where glibc's ladder branches at 16, 8, 4 and 2.  Real programs' sizes
  * vary call to call (fastmem-bench replay), and each branch of a ladder
@@ -341,6 +328,26 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 		copy_lt32(d, s, n);
 		return 1;
 	}
+#if VEC > 32
+	/*
+	 * zmm families: 32-64 B in two ymm, as the avx2 family does.  These
+	 * classes replaced two masked zmm below 64 B (bzhi, kmov, masked
+	 * load and store, after a check for a page's end), which lost every
+	 * replay on Zen 5: L1 arena 0.89-0.99x glibc -> 1.01-1.10x, LLC
+	 * 0.77-0.97x -> 0.95-1.05x (4 interleaved runs each); hot fixed
+	 * 8-24 B went from 1.14-1.31x to 0.99-1.01x, 64 B from 0.89x to 1.12x.
+	 */
+	if (FM_LIKELY(n <= 64)) {
+		__m256i a =
+			_mm256_loadu_si256((const __m256i *)(const void *)s);
+		__m256i b = _mm256_loadu_si256(
+			(const __m256i *)(const void *)(s + n - 32));
+
+		_mm256_storeu_si256((__m256i *)(void *)d, a);
+		_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), b);
+		return 1;
+	}
+#endif
 	if (FM_LIKELY(n <= 2 * VEC)) {
 		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
 
@@ -354,21 +361,6 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 	}
 	return 0;
 }
-#else
-/* n <= 8 VEC: copies and says so */
-static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
-{
-	if (FM_LIKELY(n <= 2 * VEC)) {
-		copy_le2(d, s, n);
-		return 1;
-	}
-	if (FM_LIKELY(n <= 8 * VEC)) {
-		copy_le8(d, s, n);
-		return 1;
-	}
-	return 0;
-}
-#endif
 
 ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
@@ -487,7 +479,7 @@ static inline void set_le2(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n < VEC)) {
 #ifdef VMASK_SET
-		if (FM_LIKELY(!near_page_end(d, d))) {
+		if (FM_LIKELY(!near_page_end(d))) {
 			VMASK_SET(d, c, n);
 			return;
 		}
