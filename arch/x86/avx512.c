@@ -18,25 +18,26 @@
 #define VSPLAT(c) _mm512_set1_epi8((char)(c))
 #define VZERO() _mm512_setzero_si512()
 
-/* The first n < 64 bytes */
-static inline __mmask64 mask_lt64(size_t n)
+/* The first n <= 64 bytes (bzhi keeps every bit from 64 on) */
+static inline __mmask64 mask_le64(size_t n)
 {
 #ifdef __x86_64__
 	return _cvtu64_mask64(_bzhi_u64(~0ull, (unsigned)n));
 #else
-	return _cvtu64_mask64((1ull << n) - 1); /* no 64-bit bzhi on i386 */
+	/* no 64-bit bzhi on i386 */
+	return _cvtu64_mask64(n >= 64 ? ~0ull : (1ull << n) - 1);
 #endif
 }
 
 /*
- * n < 64 bytes in one masked store, without a ladder of size branches (sets
+ * n <= 64 bytes in one masked store, without a ladder of size branches (sets
  * only: masked copies lost the replays to vecops.h's classes).  Masked-off
  * bytes are neither written nor can fault (but see near_page_end() in
  * vecops.h for what they cost near an unmapped page).
  */
 static inline void mask_set(unsigned char *d, int c, size_t n)
 {
-	_mm512_mask_storeu_epi8(d, mask_lt64(n), VSPLAT(c));
+	_mm512_mask_storeu_epi8(d, mask_le64(n), VSPLAT(c));
 }
 
 #define VMASK_SET mask_set

@@ -22,7 +22,7 @@
  *   VSTOREU(p, v) VSTOREA(p, v) VSTREAM(p, v)
  *   VSPLAT(c)              c in every byte
  *   VZERO()                all zero
- * and, with byte-masked stores (AVX-512BW), VMASK_SET(d, c, n) for n < VEC
+ * and, with byte-masked stores (AVX-512BW), VMASK_SET(d, c, n) for n <= VEC
  * without a ladder of size branches.
  */
 #ifndef VEC
@@ -651,19 +651,20 @@ static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 }
 #else
 /*
- * n <= 8 VEC: sets and says so.  Below VEC first (as glibc): the recorded
- * programs' sets are mostly that small, and on Zen 5 the replays went from
- * 0.90-0.95x glibc to 0.99-1.04x in the L1 arena, 0.89-0.90x to 0.98-1.13x
- * in the LLC one (4 interleaved runs each) where the 2 VEC check came first,
- * while hot fixed sets of 144-256 B went from 1.09-1.10x to 0.86-0.89x.
+ * n <= 8 VEC: sets and says so.  Up to VEC first, in one masked store:
+ * the recorded programs' sets are mostly that small, and on Zen 5 the
+ * replays went from 0.90-0.95x glibc to 0.99-1.04x in the L1 arena,
+ * 0.89-0.90x to 0.98-1.13x in the LLC one (4 interleaved runs each) where
+ * the 2 VEC check came first.  64 B in the masked class too: hot 64 B sets
+ * 0.97x -> 1.12x, 88-256 B 0.85-0.95x -> 0.94-1.01x, replays unchanged.
  */
 static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 {
-	if (FM_LIKELY(n < VEC)) {
+	if (FM_LIKELY(n <= VEC)) {
 		if (FM_LIKELY(!near_page_end(d)))
 			VMASK_SET(d, c, n);
 		else
-			set_lt_vec(d, c, n);
+			set_le2(d, c, n);
 		return 1;
 	}
 	if (FM_LIKELY(n <= 2 * VEC)) {
