@@ -42,6 +42,9 @@ static const struct fm_x86_class classes[] = {
 		 * MiB rep movsb wins (1.07-1.24x): residency, 8 runs */
 		.copy_rep_cold = L2(4, 1),
 		.set_rep = L2(3, 4),
+		/* rep movsb at 1-63 bytes' distance mod 4096 runs at glibc's
+		 * speed, the vector loop 0.68-0.73x (x86.h) */
+		.rep_movsb_aliasing = 0,
 		/* cold copies: rep movsb and streaming stores tie (1.1-1.3x
 		 * glibc), and streaming loses once read back up to 8 MiB */
 		.copy_cold = NEVER,
@@ -70,6 +73,8 @@ static const struct fm_x86_class classes[] = {
 		 * 5%: 40600 TSC ticks against 38700 for the loop alone) */
 		.copy_rep_cold = L2(2, 1),
 		.set_rep = L2(3, 4),
+		/* 20x slower at 1-31 bytes, 25% at 33-63 (x86.h) */
+		.rep_movsb_aliasing = 1,
 		/* cold 2-16 MiB copies: streaming +5-43% alone, but 0.5-1.18x
 		 * once the destination is read back */
 		.copy_cold = NEVER,
@@ -94,6 +99,8 @@ static const struct fm_x86_class classes[] = {
 		.copy_rep = L1D(1, 2),
 		.copy_rep_cold = NEVER,
 		.set_rep = BYTES(2048),
+		/* not measured: the vector loop is the safe side */
+		.rep_movsb_aliasing = 1,
 		.copy_cold = L2(1, 1),
 		.copy_cached = L2(32, 1),
 		.set_cold = L2(1, 1),
@@ -111,6 +118,7 @@ static const struct fm_x86_class unknown = {
 	.copy_rep = L1D(1, 2),
 	.copy_rep_cold = NEVER,
 	.set_rep = L2(3, 4),
+	.rep_movsb_aliasing = 1,
 	.copy_cold = NEVER,
 	.copy_cached = L2(32, 1),
 	.set_cold = NEVER,

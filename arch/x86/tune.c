@@ -34,6 +34,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
 	t->copy_rep_cold = fm_x86_crossover(k->copy_rep_cold, ci);
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
+	t->rep_movsb_aliasing = k->rep_movsb_aliasing;
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
 	t->clzero = (features & FM_FEAT(clzero)) != 0;
@@ -67,6 +68,8 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->copy_rep_cold, t->copy_rep_cold, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->rep_movsb_aliasing, t->rep_movsb_aliasing,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);

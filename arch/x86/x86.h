@@ -44,6 +44,10 @@ struct fm_x86_class {
 	 * rep movsb whatever the residency) */
 	struct fm_crossover copy_rep_cold;
 	struct fm_crossover set_rep; /* vector loop -> rep stosb */
+	/* 1: rep movsb slows down when the destination is 1-63 bytes ahead
+	 * of the source modulo 4096 (fm_rep_movsb_slow), so copies take the
+	 * vector loop there */
+	uint8_t rep_movsb_aliasing;
 	/* streaming wins from here when the data is not cached (the
 	 * residency probe runs from here), and from here even when it is */
 	struct fm_crossover copy_cold, copy_cached;
@@ -99,6 +103,7 @@ struct fm_x86_tune {
 	size_t copy_rep_min;	/* temporal copies use rep movsb from here */
 	size_t copy_rep_cold;	/* from here only into cold destinations */
 	size_t set_rep_min;	/* temporal sets use rep stosb from here */
+	int rep_movsb_aliasing; /* the class's: avoid fm_rep_movsb_slow */
 	size_t set_rep_streams; /* every set uses rep stosb from here */
 	int clzero;		/* zero fills past the threshold use clzero */
 	/*
@@ -193,10 +198,12 @@ static inline void fm_rep_movsb(void *d, const void *s, size_t n)
  * from L1/L2: about 1 byte per TSC tick against 20; ad hoc, and
  * `fastmem-bench copy --mode cache-cache -s 64K --align 0-1,0-7,7-13,0-60`),
  * as if each of its loads waited on a store to the same page offset.  The
- * vector loop does not (43 GB/s at the same alignments).  Measured on Zen 3
- * only, and applied to every class: the other choice is the vector loop,
- * which costs at most the few percent by which rep movsb beats it elsewhere,
- * at one alignment pair in 64.
+ * vector loop does not (43 GB/s at the same alignments).  Zen 5 has no such
+ * window: there rep movsb ran at glibc's speed at distances 1, 6, 7, 33 and
+ * 60, and the vector loop 0.68-0.73x (32-128 KiB from L1/L2, the same
+ * command with -s 32K,64K,128K, 3 runs), so each class says whether it
+ * avoids the window (rep_movsb_aliasing); classes not measured do: the
+ * vector loop never runs 20 times slower.
  */
 static inline int fm_rep_movsb_slow(const void *d, const void *s)
 {
@@ -223,7 +230,7 @@ static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
 		return FM_X_STREAM;
 	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
 	    (uintptr_t)s - (uintptr_t)d >= FM_LINE &&
-	    !fm_rep_movsb_slow(d, s) &&
+	    !(t->rep_movsb_aliasing && fm_rep_movsb_slow(d, s)) &&
 	    (n < t->copy_rep_cold || op < 0 || !t->probe ||
 	     fm_x86_cold(d, n, t->probe_limit, t->probe_fault)))
 		return FM_X_REP;
