@@ -21,6 +21,7 @@ static const struct fm_cache_info caches[] = {
 	{ 64, 32 << 10, 512 << 10, 32 << 20, 1, 2 }, /* Zen 3 guest */
 	{ 64, 48 << 10, 2 << 20, 260 << 20, 1, 2 },  /* the Intel Xeon */
 	{ 64, 48 << 10, 1 << 20, 32 << 20, 2, 16 },  /* L2 shared by 2 */
+	{ 64, 48 << 10, 1 << 20, 508 << 20, 1, 0 },  /* the Zen 5 guest */
 };
 #define NCACHES (sizeof(caches) / sizeof(caches[0]))
 
@@ -109,12 +110,14 @@ START_TEST(golden_crossovers)
 		const char *cls;
 		int cache; /* index into caches[] */
 		size_t copy_rep, copy_rep_cold, set_rep, copy_cold, set_cold,
-			copy_thr, set_thr, set_rep_streams;
+			copy_thr, set_thr, set_rep_streams, set_rep_timed;
 	} want[] = {
+		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 768 << 10, SIZE_MAX,
+		  4 << 20, 32 << 20, 32 << 20, SIZE_MAX, 64 << 10 },
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, 384 << 10,
-		  SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20 },
+		  SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20, SIZE_MAX },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
-		  2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
+		  2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20, SIZE_MAX,
 		  SIZE_MAX },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
@@ -141,6 +144,8 @@ START_TEST(golden_crossovers)
 		ck_assert_uint_eq(fm_x86_crossover(k->set_cached, ci),
 				  want[i].set_thr);
 		ck_assert_uint_eq(t.set_rep_streams, want[i].set_rep_streams);
+		ck_assert_uint_eq(t.set_rep_timed, want[i].set_rep_timed);
+		ck_assert_uint_eq(t.set_cold_ticks, cal.memory / 4);
 	}
 }
 END_TEST
@@ -172,6 +177,14 @@ static void check_class(int i, const struct fm_cache_info *ci,
 	ck_assert_uint_gt(t.copy_rep_cold, t.copy_rep_min);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	ck_assert_int_eq(t.rep_movsb_aliasing, k->rep_movsb_aliasing);
+	/* sets time their first bytes only with the probe usable */
+	ck_assert_uint_eq(t.set_rep_timed,
+			  ps == USABLE ? fm_x86_crossover(k->set_rep_cold, ci)
+				       : SIZE_MAX);
+	ck_assert_uint_eq(t.set_cold_ticks, ps == USABLE ? cal.memory / 4 : 0);
+	ck_assert(t.set_rep_timed == SIZE_MAX ||
+		  (t.set_rep_timed > FM_SET_TIMED &&
+		   t.set_rep_timed < t.set_rep_min));
 	for (int j = 0; j < FM_X_OPS; j++) {
 		int op = ops[j];
 		struct fm_crossover x =
@@ -382,6 +395,105 @@ START_TEST(rep_movsb_aliasing_policy)
 }
 END_TEST
 
+/*
+ * A set's first FM_SET_TIMED bytes took dt ticks: the rest by rep stosb
+ * when dt is above set_cold_ticks and not a page fault; and never without
+ * rep stosb (no ERMS) or the probe.
+ */
+START_TEST(set_timed_decision)
+{
+	const struct fm_x86_class *k = class_named("AMD Zen 5");
+	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
+	int expl[FM_X_OPS] = { 0, 0, 0 };
+	struct fm_x86_tune t;
+
+	memset(&t, 0, sizeof(t));
+	fm_x86_tune_compute(&t, k, &caches[3], FM_FEAT(erms), &cal, 1, expl,
+			    NULL);
+	ck_assert_uint_eq(t.set_cold_ticks, 100);
+	ck_assert(!fm_x86_set_rest_rep(&t, 0));
+	ck_assert(!fm_x86_set_rest_rep(&t, 100));
+	ck_assert(fm_x86_set_rest_rep(&t, 101));
+	ck_assert(fm_x86_set_rest_rep(&t, 6400));
+	ck_assert(!fm_x86_set_rest_rep(&t, 6401));
+	ck_assert(!fm_x86_set_rest_rep(&t, UINT64_MAX));
+	fm_x86_tune_compute(&t, k, &caches[3], 0, &cal, 1, expl, NULL);
+	ck_assert_uint_eq(t.set_rep_timed, SIZE_MAX);
+	fm_x86_tune_compute(&t, k, &caches[3], FM_FEAT(erms), &cal, 0, expl,
+			    NULL);
+	ck_assert_uint_eq(t.set_rep_timed, SIZE_MAX);
+}
+END_TEST
+
+/* The dispatched zmm memset, against guard pages, with the timed first
+ * bytes forced to either answer (set_timed in vecops.h). */
+static void check_timed_sets(set_fn *set)
+{
+	static const size_t sizes[] = { 64 << 10, (64 << 10) + 1,
+					(64 << 10) + 4095, 300001 };
+	static const size_t offsets[] = { 0, 1, 63, 4095 };
+	struct arena a;
+
+	arena_init(&a, (512 << 10) + 2 * FM_PAGE_SIZE);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]);
+		     o++) {
+			size_t n = sizes[i];
+			unsigned char *at[2] = { a.base + offsets[o],
+						 a.end - n - offsets[o] };
+
+			for (int e = 0; e < 2; e++) {
+				unsigned char *p = at[e];
+				int c = 0x5a + (int)(i + o + e);
+				size_t bad = 0;
+
+				memset(p, 0, n);
+				arm_canaries(&a, p, n);
+				ck_assert_ptr_eq(set(p, c, n), p);
+				while (bad < n && p[bad] == (unsigned char)c)
+					bad++;
+				ck_assert_msg(bad == n,
+					      "n %zu at +%zu: byte %zu not set",
+					      n, offsets[o], bad);
+				ck_assert_msg(stray_write(&a, p, n) < 0,
+					      "n %zu at +%zu: stray write", n,
+					      offsets[o]);
+			}
+		}
+	}
+	arena_free(&a);
+}
+
+START_TEST(set_timed_both_ways)
+{
+	const struct fm_variant *list;
+	size_t nv = fm_variants(FM_OP_MEMSET, &list);
+	const struct fm_x86_tune *cur = fm_x86_tune();
+	struct fm_x86_tune saved = *cur;
+	set_fn *set = NULL;
+
+	for (size_t i = 0; i < nv; i++)
+		if (!strcmp(list[i].name, "avx512_auto") && list[i].usable)
+			set = list[i].fn.memset;
+	if (!set || cur->set_rep_min == SIZE_MAX) {
+		printf("set_timed_both_ways: no AVX-512 with ERMS here\n");
+		return;
+	}
+	fm_x86_tune_cache.set_rep_timed = 64 << 10;
+	fm_x86_tune_cache.set_rep_min = SIZE_MAX;
+	fm_x86_tune_cache.set_rep_streams = SIZE_MAX;
+	fm_x86_tune_cache.stream_min[FM_X_SET] = SIZE_MAX;
+	/* every first 4 KiB "waited on memory": rep stosb for the rest */
+	fm_x86_tune_cache.set_cold_ticks = 0;
+	fm_x86_tune_cache.probe_fault = UINT32_MAX;
+	check_timed_sets(set);
+	/* none did: the loop */
+	fm_x86_tune_cache.set_cold_ticks = UINT32_MAX;
+	check_timed_sets(set);
+	fm_x86_tune_cache = saved;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -394,6 +506,8 @@ int main(void)
 	tcase_add_test(tc, probe_calibration);
 	tcase_add_test(tc, rep_movsb_aliasing);
 	tcase_add_test(tc, rep_movsb_aliasing_policy);
+	tcase_add_test(tc, set_timed_decision);
+	tcase_add_test(tc, set_timed_both_ways);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

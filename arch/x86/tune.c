@@ -34,6 +34,10 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
 	t->copy_rep_cold = fm_x86_crossover(k->copy_rep_cold, ci);
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
+	t->set_rep_timed = erms && probe_usable
+				   ? fm_x86_crossover(k->set_rep_cold, ci)
+				   : SIZE_MAX;
+	t->set_cold_ticks = probe_usable ? cal->memory / 4 : 0;
 	t->rep_movsb_aliasing = k->rep_movsb_aliasing;
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
@@ -68,6 +72,9 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->copy_rep_cold, t->copy_rep_cold, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->set_rep_timed, t->set_rep_timed, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->set_cold_ticks, t->set_cold_ticks,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->rep_movsb_aliasing, t->rep_movsb_aliasing,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
@@ -99,9 +106,10 @@ static void rep_overrides(struct fm_x86_tune *t, const struct fm_settings *st)
 		t->copy_rep_min = st->rep[FM_OP_MEMCPY];
 	if (t->set_rep_min != SIZE_MAX && st->rep_src[FM_OP_MEMSET]) {
 		t->set_rep_min = st->rep[FM_OP_MEMSET];
-		/* never: not even where it would stream by itself */
+		/* never: not even where it would stream by itself, nor
+		 * into destinations found cold */
 		if (t->set_rep_min == SIZE_MAX)
-			t->set_rep_streams = SIZE_MAX;
+			t->set_rep_streams = t->set_rep_timed = SIZE_MAX;
 	}
 }
 
@@ -264,6 +272,15 @@ const char *fm_x86_tune_notes(void)
 		put_size(notes, sizeof(notes), &len, t->set_rep_min);
 		if (st->rep_src[FM_OP_MEMSET])
 			put(notes, sizeof(notes), &len, " (config)");
+		if (t->set_rep_timed < t->set_rep_min) {
+			put(notes, sizeof(notes), &len, " (from ");
+			put_size(notes, sizeof(notes), &len, t->set_rep_timed);
+			put(notes, sizeof(notes), &len,
+			    " into destinations whose first 4 KiB took "
+			    "more than ");
+			put_num(notes, sizeof(notes), &len, t->set_cold_ticks);
+			put(notes, sizeof(notes), &len, " ticks)");
+		}
 		if (t->set_rep_streams != SIZE_MAX) {
 			put(notes, sizeof(notes), &len,
 			    " and, whatever the residency, from ");

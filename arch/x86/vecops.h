@@ -704,6 +704,26 @@ ENTRY_ALIGN void *FN(set_, _nt)(void *dst, int c, size_t n)
 	return set_nt(dst, c, n, 0);
 }
 
+#if VEC > 32
+/*
+ * n > FM_SET_TIMED: the first FM_SET_TIMED bytes by the loop, timed, and the
+ * rest by rep stosb if those stores waited on memory (x86.h).  zmm only: a
+ * narrower loop takes longer on cached lines than the limit assumes.
+ */
+static __attribute__((noinline)) void *set_timed(u8 *d, int c, size_t n,
+						 const struct fm_x86_tune *t)
+{
+	uint64_t t0 = __builtin_ia32_rdtsc();
+
+	set_loop(d, c, FM_SET_TIMED);
+	if (fm_x86_set_rest_rep(t, __builtin_ia32_rdtsc() - t0))
+		set_rep(d + FM_SET_TIMED, c, n - FM_SET_TIMED);
+	else
+		set_loop(d + FM_SET_TIMED, c, n - FM_SET_TIMED);
+	return d;
+}
+#endif
+
 /* n > 8 VEC; probe: whether streaming below thr depends on where the data
  * is (the dispatched policy) or not (the hints) */
 static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
@@ -721,6 +741,10 @@ static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
 	if (n >= t->set_rep_min)
 		return set_rep(d, c, n);
+#if VEC > 32
+	if (probe && n >= t->set_rep_timed)
+		return set_timed(d, c, n, t);
+#endif
 	return set_loop(d, c, n);
 }
 

@@ -44,6 +44,11 @@ struct fm_x86_class {
 	 * rep movsb whatever the residency) */
 	struct fm_crossover copy_rep_cold;
 	struct fm_crossover set_rep; /* vector loop -> rep stosb */
+	/* from here (below set_rep) a zmm set times its first
+	 * FM_SET_TIMED bytes and, if those stores waited on memory, does
+	 * the rest with rep stosb (NEVER: the vector loop whatever the
+	 * residency) */
+	struct fm_crossover set_rep_cold;
 	/* 1: rep movsb slows down when the destination is 1-63 bytes ahead
 	 * of the source modulo 4096 (fm_rep_movsb_slow), so copies take the
 	 * vector loop there */
@@ -100,12 +105,14 @@ FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal,
 enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
 
 struct fm_x86_tune {
-	size_t copy_rep_min;	/* temporal copies use rep movsb from here */
-	size_t copy_rep_cold;	/* from here only into cold destinations */
-	size_t set_rep_min;	/* temporal sets use rep stosb from here */
-	int rep_movsb_aliasing; /* the class's: avoid fm_rep_movsb_slow */
-	size_t set_rep_streams; /* every set uses rep stosb from here */
-	int clzero;		/* zero fills past the threshold use clzero */
+	size_t copy_rep_min;	 /* temporal copies use rep movsb from here */
+	size_t copy_rep_cold;	 /* from here only into cold destinations */
+	size_t set_rep_min;	 /* temporal sets use rep stosb from here */
+	size_t set_rep_timed;	 /* from here sets time their first bytes */
+	uint32_t set_cold_ticks; /* and finish with rep stosb above this */
+	int rep_movsb_aliasing;	 /* the class's: avoid fm_rep_movsb_slow */
+	size_t set_rep_streams;	 /* every set uses rep stosb from here */
+	int clzero;		 /* zero fills past the threshold use clzero */
 	/*
 	 * Below its threshold an automatic memcpy/memmove/memset of at least
 	 * stream_min[op] bytes streams if the probe finds the data cold
@@ -235,6 +242,26 @@ static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
 	     fm_x86_cold(d, n, t->probe_limit, t->probe_fault)))
 		return FM_X_REP;
 	return FM_X_LOOP;
+}
+
+/*
+ * Sets from set_rep_timed bytes store their first FM_SET_TIMED bytes with
+ * the vector loop, timed, and finish with rep stosb if that took longer than
+ * set_cold_ticks but less than a page fault.  On Zen 5 a cold set of 16-512
+ * KiB runs 0.61-0.79x glibc's rep stosb in the zmm loop, a cached one
+ * 1.4-1.9x.  No load probe can tell the two apart cheaply enough there (8
+ * timed loads cost a 64 KiB set 10%); the set's own first stores can: 4
+ * KiB of zmm stores took 42-63 TSC ticks (p99) when the lines were cached
+ * and 126-210 (p10), 294-357 (p50) when they were not, page faults 17900
+ * and more (20000 sets each, 4 KiB pages and 2 MiB; ad hoc).  A quarter of
+ * the calibrated memory latency (84 ticks there) lies between.  The two
+ * rdtsc cost ~21 ticks, 3% of a cached 64 KiB set: from there on.
+ */
+#define FM_SET_TIMED 4096
+
+static inline int fm_x86_set_rest_rep(const struct fm_x86_tune *t, uint64_t dt)
+{
+	return dt > t->set_cold_ticks && dt <= t->probe_fault;
 }
 
 static inline void fm_rep_stosb(void *d, int c, size_t n)
