@@ -109,16 +109,19 @@ START_TEST(golden_crossovers)
 	static const struct {
 		const char *cls;
 		int cache; /* index into caches[] */
-		size_t copy_rep, copy_rep_cold, set_rep, copy_cold, set_cold,
-			copy_thr, set_thr, set_rep_streams, set_rep_timed;
+		size_t copy_rep, copy_rep_cold, copy_rep_any, set_rep,
+			copy_cold, set_cold, copy_thr, set_thr, set_rep_streams,
+			set_rep_timed;
 	} want[] = {
-		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 768 << 10, SIZE_MAX,
-		  4 << 20, 32 << 20, 32 << 20, SIZE_MAX, 64 << 10 },
-		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, 384 << 10,
-		  SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20, SIZE_MAX },
-		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
-		  2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20, SIZE_MAX,
+		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 16 << 20, 768 << 10,
+		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
+		  64 << 10 },
+		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, SIZE_MAX,
+		  384 << 10, SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20,
 		  SIZE_MAX },
+		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
+		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
+		  SIZE_MAX, SIZE_MAX },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -127,17 +130,15 @@ START_TEST(golden_crossovers)
 		const struct fm_x86_class *k = class_named(want[i].cls);
 		const struct fm_cache_info *ci = &caches[want[i].cache];
 		struct fm_x86_tune t;
-		size_t cc = k->copy_cold.base == FM_X_NEVER
-				    ? SIZE_MAX
-				    : fm_x86_crossover(k->copy_cold, ci);
 
 		memset(&t, 0, sizeof(t));
 		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms), &cal, 1, expl,
 				    NULL);
 		ck_assert_uint_eq(t.copy_rep_min, want[i].copy_rep);
 		ck_assert_uint_eq(t.copy_rep_cold, want[i].copy_rep_cold);
+		ck_assert_uint_eq(t.copy_rep_any, want[i].copy_rep_any);
 		ck_assert_uint_eq(t.set_rep_min, want[i].set_rep);
-		ck_assert_uint_eq(cc, want[i].copy_cold);
+		ck_assert_uint_eq(t.stream_min[FM_X_COPY], want[i].copy_cold);
 		ck_assert_uint_eq(t.stream_min[FM_X_SET], want[i].set_cold);
 		ck_assert_uint_eq(fm_x86_crossover(k->copy_cached, ci),
 				  want[i].copy_thr);
@@ -175,6 +176,10 @@ static void check_class(int i, const struct fm_cache_info *ci,
 	ck_assert_uint_eq(t.copy_rep_cold,
 			  fm_x86_crossover(k->copy_rep_cold, ci));
 	ck_assert_uint_gt(t.copy_rep_cold, t.copy_rep_min);
+	ck_assert_uint_eq(t.copy_rep_any,
+			  fm_x86_crossover(k->copy_rep_any, ci));
+	ck_assert(t.copy_rep_any == SIZE_MAX ||
+		  t.copy_rep_any > t.copy_rep_cold);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	ck_assert_int_eq(t.rep_movsb_aliasing, k->rep_movsb_aliasing);
 	/* sets time their first bytes only with the probe usable */
@@ -199,8 +204,8 @@ static void check_class(int i, const struct fm_cache_info *ci,
 			want = SIZE_MAX;
 		else if (ps == USABLE && override)
 			want = override;
-		else if (ps == USABLE && x.base != FM_X_NEVER)
-			want = fm_x86_crossover(x, ci);
+		else if (ps == USABLE)
+			want = fm_x86_crossover(x, ci); /* SIZE_MAX: never */
 		else
 			want = by_size;
 		ck_assert_msg(t.stream_min[op] == want,
@@ -347,7 +352,7 @@ START_TEST(rep_movsb_aliasing_policy)
 
 	memset(&t, 0, sizeof(t));
 	t.copy_rep_min = 16384;
-	t.copy_rep_cold = SIZE_MAX;
+	t.copy_rep_cold = t.copy_rep_any = SIZE_MAX;
 	t.set_rep_min = t.set_rep_streams = SIZE_MAX;
 	for (int op = 0; op < FM_X_OPS; op++)
 		t.stream_min[op] = t.size_min[op] = SIZE_MAX;
@@ -390,6 +395,17 @@ START_TEST(rep_movsb_aliasing_policy)
 		t.probe_limit = UINT32_MAX;
 		ck_assert_int_eq(fm_x86_copy_how(&t, to, from, 1 << 20, op),
 				 want);
+		t.probe_limit = 0;
+	}
+	/* from copy_rep_any on, rep movsb again whatever the probe finds */
+	t.copy_rep_any = 1 << 20;
+	for (int op = -1; op <= FM_X_COPY; op++) {
+		t.probe_fault = 0;
+		ck_assert_int_eq(fm_x86_copy_how(&t, to, from, 1 << 20, op),
+				 FM_X_REP);
+		t.probe_fault = t.probe_limit = UINT32_MAX;
+		ck_assert_int_eq(fm_x86_copy_how(&t, to, from, 1 << 20, op),
+				 FM_X_REP);
 		t.probe_limit = 0;
 	}
 }

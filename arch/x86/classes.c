@@ -41,6 +41,13 @@ static const struct fm_x86_class classes[] = {
 		 * runs 0.67-0.72x glibc, the vector loop 0.97-1.04x; at 2-3
 		 * MiB rep movsb wins (1.07-1.24x): residency, 8 runs */
 		.copy_rep_cold = L2(4, 1),
+		/* from 16 x L2 rep movsb wins whatever the residency: cached
+		 * 16-64 MiB 1.28-1.39x glibc against 1.03-1.27x for the
+		 * loop or streaming, cached read back 1.05-1.24x against
+		 * 1.02-1.21x, cold 1.25-1.37x against 1.00-1.25x
+		 * (residency, 2 x 5 runs; copy --mode cache-cache,mem-mem,
+		 * 3 runs: 12-16 MiB 1.13-1.32x against 0.87-1.00x) */
+		.copy_rep_any = L2(16, 1),
 		.set_rep = L2(3, 4),
 		/* cold 16-512 KiB sets: the zmm loop 0.61-0.79x glibc,
 		 * timed first 4 KiB then rep stosb 0.93-1.04x; cached: the
@@ -50,9 +57,12 @@ static const struct fm_x86_class classes[] = {
 		 * speed, the vector loop 0.68-0.73x (x86.h) */
 		.rep_movsb_aliasing = 0,
 		/* cold copies: rep movsb and streaming stores tie (1.1-1.3x
-		 * glibc), and streaming loses once read back up to 8 MiB */
+		 * glibc), and streaming loses once read back up to 8 MiB;
+		 * at 16-256 MiB streaming lost to rep movsb in every
+		 * residency (1.13-1.29x against 1.18-1.45x; copy, 2 runs),
+		 * so copies stream only where not measured */
 		.copy_cold = NEVER,
-		.copy_cached = L2(32, 1),
+		.copy_cached = L2(512, 1),
 		/* cold sets, streamed: 1.2-1.6x alone at 1-2 MiB but
 		 * 0.81-0.91x read back; from 4 MiB no loss read back */
 		.set_cold = L2(4, 1),
@@ -76,6 +86,7 @@ static const struct fm_x86_class classes[] = {
 		 * from 2 x L2, where its cost on a cached copy is 2% (at L2,
 		 * 5%: 40600 TSC ticks against 38700 for the loop alone) */
 		.copy_rep_cold = L2(2, 1),
+		.copy_rep_any = NEVER,
 		.set_rep = L2(3, 4),
 		.set_rep_cold = NEVER,
 		/* 20x slower at 1-31 bytes, 25% at 33-63 (x86.h) */
@@ -103,6 +114,7 @@ static const struct fm_x86_class classes[] = {
 		.models = { { 0x8f, 0x8f }, { 0xad, 0xae }, { 0xcf, 0xcf } },
 		.copy_rep = L1D(1, 2),
 		.copy_rep_cold = NEVER,
+		.copy_rep_any = NEVER,
 		.set_rep = BYTES(2048),
 		.set_rep_cold = NEVER,
 		/* not measured: the vector loop is the safe side */
@@ -123,6 +135,7 @@ static const struct fm_x86_class unknown = {
 	.name = "unknown CPU",
 	.copy_rep = L1D(1, 2),
 	.copy_rep_cold = NEVER,
+	.copy_rep_any = NEVER,
 	.set_rep = L2(3, 4),
 	.set_rep_cold = NEVER,
 	.rep_movsb_aliasing = 1,

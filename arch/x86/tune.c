@@ -33,6 +33,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->copy_rep_min =
 		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
 	t->copy_rep_cold = fm_x86_crossover(k->copy_rep_cold, ci);
+	t->copy_rep_any = fm_x86_crossover(k->copy_rep_any, ci);
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
 	t->set_rep_timed = erms && probe_usable
 				   ? fm_x86_crossover(k->set_rep_cold, ci)
@@ -50,11 +51,11 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 			op == FM_X_SET ? k->set_cold : k->copy_cold;
 		size_t smin = by_size(op, ci);
 
-		/* the user's or the class's cold crossover, or the size
-		 * policy */
+		/* the user's or the class's cold crossover (never: only
+		 * from the threshold), or without the probe the size policy */
 		if (probe_usable && cold_override && cold_override[op])
 			t->stream_min[op] = cold_override[op];
-		else if (probe_usable && cold.base != FM_X_NEVER)
+		else if (probe_usable)
 			t->stream_min[op] = fm_x86_crossover(cold, ci);
 		else
 			t->stream_min[op] = smin;
@@ -71,6 +72,7 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 {
 	__atomic_store_n(&c->copy_rep_min, t->copy_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->copy_rep_cold, t->copy_rep_cold, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->copy_rep_any, t->copy_rep_any, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_min, t->set_rep_min, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_rep_timed, t->set_rep_timed, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->set_cold_ticks, t->set_cold_ticks,
@@ -262,7 +264,13 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len, " (from ");
 		put_size(notes, sizeof(notes), &len, t->copy_rep_cold);
 		put(notes, sizeof(notes), &len,
-		    " only into destinations found cold)");
+		    " only into destinations found cold");
+		if (t->copy_rep_any != SIZE_MAX) {
+			put(notes, sizeof(notes), &len, ", from ");
+			put_size(notes, sizeof(notes), &len, t->copy_rep_any);
+			put(notes, sizeof(notes), &len, " into any");
+		}
+		put(notes, sizeof(notes), &len, ")");
 	}
 	put(notes, sizeof(notes), &len, ", sets ");
 	if (t->set_rep_min == SIZE_MAX) {

@@ -43,6 +43,9 @@ struct fm_x86_class {
 	 * cold, the vector loop into one cached or being faulted in (NEVER:
 	 * rep movsb whatever the residency) */
 	struct fm_crossover copy_rep_cold;
+	/* and from here rep movsb again whatever the residency (NEVER:
+	 * copy_rep_cold's rule up to the threshold) */
+	struct fm_crossover copy_rep_any;
 	struct fm_crossover set_rep; /* vector loop -> rep stosb */
 	/* from here (below set_rep) a zmm set times its first
 	 * FM_SET_TIMED bytes and, if those stores waited on memory, does
@@ -107,6 +110,7 @@ enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
 struct fm_x86_tune {
 	size_t copy_rep_min;	 /* temporal copies use rep movsb from here */
 	size_t copy_rep_cold;	 /* from here only into cold destinations */
+	size_t copy_rep_any;	 /* from here into any destination again */
 	size_t set_rep_min;	 /* temporal sets use rep stosb from here */
 	size_t set_rep_timed;	 /* from here sets time their first bytes */
 	uint32_t set_cold_ticks; /* and finish with rep stosb above this */
@@ -238,8 +242,8 @@ static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
 	if (n >= t->copy_rep_min && fm_fwd_ok(d, s, n) &&
 	    (uintptr_t)s - (uintptr_t)d >= FM_LINE &&
 	    !(t->rep_movsb_aliasing && fm_rep_movsb_slow(d, s)) &&
-	    (n < t->copy_rep_cold || op < 0 || !t->probe ||
-	     fm_x86_cold(d, n, t->probe_limit, t->probe_fault)))
+	    (n < t->copy_rep_cold || n >= t->copy_rep_any || op < 0 ||
+	     !t->probe || fm_x86_cold(d, n, t->probe_limit, t->probe_fault)))
 		return FM_X_REP;
 	return FM_X_LOOP;
 }
