@@ -182,6 +182,7 @@ static void check_class(int i, const struct fm_cache_info *ci,
 		  t.copy_rep_any > t.copy_rep_cold);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	ck_assert_int_eq(t.rep_movsb_aliasing, k->rep_movsb_aliasing);
+	ck_assert_uint_eq(t.copy_nt_prefetch, k->copy_nt_prefetch);
 	/* sets time their first bytes only with the probe usable */
 	ck_assert_uint_eq(t.set_rep_timed,
 			  ps == USABLE ? fm_x86_crossover(k->set_rep_cold, ci)

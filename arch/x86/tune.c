@@ -43,6 +43,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
 	t->clzero = (features & FM_FEAT(clzero)) != 0;
+	t->copy_nt_prefetch = k->copy_nt_prefetch;
 	t->probe = probe_usable;
 	t->probe_limit = probe_usable ? cal->limit : 0;
 	t->probe_fault = probe_usable ? cal->fault : 0;
@@ -82,6 +83,8 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->copy_nt_prefetch, t->copy_nt_prefetch,
+			 __ATOMIC_RELAXED);
 	for (int op = 0; op < FM_X_OPS; op++) {
 		__atomic_store_n(&c->stream_min[op], t->stream_min[op],
 				 __ATOMIC_RELAXED);
@@ -232,7 +235,7 @@ static void put_size(char *buf, size_t size, size_t *len, size_t v)
 	put(buf, size, len, unit);
 }
 
-static char notes[768];
+static char notes[1024];
 
 /* The class, the crossovers and the probe, for fastmem-info: parts separated
  * by "; ", each "name: text". */
@@ -300,6 +303,15 @@ const char *fm_x86_tune_notes(void)
 	}
 	put(notes, sizeof(notes), &len,
 	    t->clzero ? "; streamed zeroes use clzero" : "");
+	if (t->copy_nt_prefetch) {
+		put(notes, sizeof(notes), &len,
+		    "; streamed copies prefetch ");
+		put_size(notes, sizeof(notes), &len, t->copy_nt_prefetch);
+		put(notes, sizeof(notes), &len, " ahead");
+	} else {
+		put(notes, sizeof(notes), &len,
+		    "; streamed copies do not prefetch");
+	}
 	put(notes, sizeof(notes), &len, "; probe: ");
 	if (t->probe) {
 		put(notes, sizeof(notes), &len, "on (8 loads: cached ");

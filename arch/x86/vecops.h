@@ -43,24 +43,6 @@
 typedef unsigned char u8;
 
 /*
- * Software prefetch in the streaming copy, bytes ahead of the loads (0 for
- * none).  On Zen 5 prefetcht0 2 KiB ahead made streaming copies 15-25%
- * faster, hot or cold (1, 4 KiB and nta did as well past the caches; nta
- * lost 30% when the source was in L2 or L3).
- */
-#ifndef NT_PREFETCH
-#define NT_PREFETCH 2048
-#endif
-#ifndef NT_PF_HINT
-#define NT_PF_HINT _MM_HINT_T0
-#endif
-#if NT_PREFETCH
-#define NT_PF(p) _mm_prefetch((const char *)(p) + NT_PREFETCH, NT_PF_HINT)
-#else
-#define NT_PF(p) ((void)(p))
-#endif
-
-/*
  * The streaming sets and clears work on this many pages at once, a line
  * from each in turn: past the caches on Zen 5 that runs 1.5x faster than
  * one page after the other.  (Copies, once they prefetch, gained nothing
@@ -237,9 +219,11 @@ static __attribute__((noinline)) void *copy_loop(u8 *d, const u8 *s, size_t n)
  * Streaming copy, n >= FM_LINE, buffers not overlapping.  Only whole lines
  * are streamed (a partly written write-combining buffer costs a
  * read-modify-write at the memory); the partial lines at both ends get
- * ordinary stores.  Ends with sfence.
+ * ordinary stores.  Ends with sfence.  pf: bytes of prefetcht0 ahead of the
+ * loads, one per 4 VEC (0: none), the CPU class's copy_nt_prefetch.
  */
-static __attribute__((noinline)) void *copy_nt(u8 *d, const u8 *s, size_t n)
+static __attribute__((noinline)) void *copy_nt(u8 *d, const u8 *s, size_t n,
+					       size_t pf)
 {
 	size_t h = (size_t)(-(uintptr_t)d & (FM_LINE - 1));
 	u8 *p = d + h;
@@ -248,7 +232,8 @@ static __attribute__((noinline)) void *copy_nt(u8 *d, const u8 *s, size_t n)
 
 	copy_lt128(d, s, h);
 	for (; (size_t)(end - p) >= 4 * VEC; p += 4 * VEC, q += 4 * VEC) {
-		NT_PF(q);
+		if (pf)
+			_mm_prefetch((const char *)q + pf, _MM_HINT_T0);
 		vec_t a = VLOADU(q), b = VLOADU(q + VEC);
 		vec_t c = VLOADU(q + 2 * VEC), e = VLOADU(q + 3 * VEC);
 
@@ -387,27 +372,28 @@ ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 		return dst;
 	if (fm_overlaps(dst, src, n))
 		return copy_loop(dst, src, n);
-	return copy_nt(dst, src, n);
+	return copy_nt(dst, src, n, fm_x86_tune()->copy_nt_prefetch);
 }
 
 /*
  * n > 8 VEC.  op: FM_X_COPY or FM_X_MOVE for the dispatched policies, whose
  * streaming below thr depends on where the data is (probe.c); -1 for an
  * explicit threshold (the hints), which is the whole decision.  The
- * threshold is tested before the crossovers are looked up: a program that
- * only streams by hint never has them computed (nor the probe calibrated).
- * Past it the dispatched policies still keep destinations being faulted
- * in out of streaming (fm_x86_faulting).
+ * crossovers are looked up even then: a streamed copy prefetches as the
+ * CPU class says.  Past the threshold the dispatched policies still keep
+ * destinations being faulted in out of streaming (fm_x86_faulting).
  */
 static __attribute__((noinline)) void *
 copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 {
+	const struct fm_x86_tune *t = fm_x86_tune();
+
 	if (n >= thr && !fm_overlaps(d, s, n) &&
-	    (op < 0 || !fm_x86_faulting(fm_x86_tune(), d, n)))
-		return copy_nt(d, s, n);
-	switch (fm_x86_copy_how(fm_x86_tune(), d, s, n, op)) {
+	    (op < 0 || !fm_x86_faulting(t, d, n)))
+		return copy_nt(d, s, n, t->copy_nt_prefetch);
+	switch (fm_x86_copy_how(t, d, s, n, op)) {
 	case FM_X_STREAM:
-		return copy_nt(d, s, n);
+		return copy_nt(d, s, n, t->copy_nt_prefetch);
 	case FM_X_REP:
 		return copy_rep(d, s, n);
 	default:

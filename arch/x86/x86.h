@@ -63,6 +63,9 @@ struct fm_x86_class {
 	/* rep stosb streams by itself from here, faster than streaming
 	 * stores or clzero: sets use it whatever the residency */
 	struct fm_crossover set_rep_streams;
+	/* streaming copies prefetch (prefetcht0) this many bytes ahead of
+	 * their loads, once per 4 vectors; 0: not at all */
+	uint16_t copy_nt_prefetch;
 	char source[160];
 };
 
@@ -117,6 +120,7 @@ struct fm_x86_tune {
 	int rep_movsb_aliasing;	 /* the class's: avoid fm_rep_movsb_slow */
 	size_t set_rep_streams;	 /* every set uses rep stosb from here */
 	int clzero;		 /* zero fills past the threshold use clzero */
+	size_t copy_nt_prefetch; /* the class's */
 	/*
 	 * Below its threshold an automatic memcpy/memmove/memset of at least
 	 * stream_min[op] bytes streams if the probe finds the data cold
