@@ -111,17 +111,17 @@ START_TEST(golden_crossovers)
 		int cache; /* index into caches[] */
 		size_t copy_rep, copy_rep_cold, copy_rep_any, set_rep,
 			copy_cold, set_cold, copy_thr, set_thr, set_rep_streams,
-			set_rep_timed;
+			set_rep_timed, copy_nt_prefetch;
 	} want[] = {
 		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 16 << 20, 768 << 10,
 		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
-		  64 << 10 },
+		  64 << 10, 2048 },
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, SIZE_MAX,
-		  384 << 10, SIZE_MAX, 2 << 20, 16 << 20, 32 << 20, 32 << 20,
-		  SIZE_MAX },
+		  384 << 10, 4 << 20, 2 << 20, 16 << 20, 32 << 20, 32 << 20,
+		  SIZE_MAX, 0 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
-		  SIZE_MAX, SIZE_MAX },
+		  SIZE_MAX, SIZE_MAX, 2048 },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -147,6 +147,7 @@ START_TEST(golden_crossovers)
 		ck_assert_uint_eq(t.set_rep_streams, want[i].set_rep_streams);
 		ck_assert_uint_eq(t.set_rep_timed, want[i].set_rep_timed);
 		ck_assert_uint_eq(t.set_cold_ticks, cal.memory / 4);
+		ck_assert_uint_eq(t.copy_nt_prefetch, want[i].copy_nt_prefetch);
 	}
 }
 END_TEST
