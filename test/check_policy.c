@@ -111,17 +111,18 @@ START_TEST(golden_crossovers)
 		int cache; /* index into caches[] */
 		size_t copy_rep, copy_rep_cold, copy_rep_any, set_rep,
 			copy_cold, set_cold, copy_thr, set_thr, set_rep_streams,
-			set_rep_timed, copy_nt_prefetch;
+			set_rep_timed, copy_nt_prefetch, set_nt_pages;
+		int clzero; /* on a CPU with CLZERO */
 	} want[] = {
 		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 16 << 20, 768 << 10,
 		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
-		  64 << 10, 2048 },
+		  64 << 10, 2048, 8, 1 },
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, SIZE_MAX,
-		  384 << 10, 4 << 20, 2 << 20, 16 << 20, 32 << 20, 32 << 20,
-		  SIZE_MAX, 0 },
+		  384 << 10, 4 << 20, 2 << 20, 16 << 20, 32 << 20, SIZE_MAX,
+		  SIZE_MAX, 0, 1, 0 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
-		  SIZE_MAX, SIZE_MAX, 2048 },
+		  SIZE_MAX, SIZE_MAX, 2048, 8, 0 },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -132,8 +133,8 @@ START_TEST(golden_crossovers)
 		struct fm_x86_tune t;
 
 		memset(&t, 0, sizeof(t));
-		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms), &cal, 1, expl,
-				    NULL);
+		fm_x86_tune_compute(&t, k, ci, FM_FEAT(erms) | FM_FEAT(clzero),
+				    &cal, 1, expl, NULL);
 		ck_assert_uint_eq(t.copy_rep_min, want[i].copy_rep);
 		ck_assert_uint_eq(t.copy_rep_cold, want[i].copy_rep_cold);
 		ck_assert_uint_eq(t.copy_rep_any, want[i].copy_rep_any);
@@ -148,6 +149,8 @@ START_TEST(golden_crossovers)
 		ck_assert_uint_eq(t.set_rep_timed, want[i].set_rep_timed);
 		ck_assert_uint_eq(t.set_cold_ticks, cal.memory / 4);
 		ck_assert_uint_eq(t.copy_nt_prefetch, want[i].copy_nt_prefetch);
+		ck_assert_uint_eq(t.set_nt_pages, want[i].set_nt_pages);
+		ck_assert_int_eq(t.clzero, want[i].clzero);
 	}
 }
 END_TEST
@@ -184,6 +187,8 @@ static void check_class(int i, const struct fm_cache_info *ci,
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	ck_assert_int_eq(t.rep_movsb_aliasing, k->rep_movsb_aliasing);
 	ck_assert_uint_eq(t.copy_nt_prefetch, k->copy_nt_prefetch);
+	ck_assert_uint_ge(t.set_nt_pages, 1);
+	ck_assert_int_eq(t.clzero, 0); /* the CPU has no CLZERO here */
 	/* sets time their first bytes only with the probe usable */
 	ck_assert_uint_eq(t.set_rep_timed,
 			  ps == USABLE ? fm_x86_crossover(k->set_rep_cold, ci)
@@ -443,17 +448,15 @@ START_TEST(set_timed_decision)
 }
 END_TEST
 
-/* The dispatched zmm memset, against guard pages, with the timed first
- * bytes forced to either answer (set_timed in vecops.h). */
-static void check_timed_sets(set_fn *set)
+/* A memset, against guard pages: sizes at offsets 0, 1, 63 and 4095, from
+ * both ends of the arena, every byte and the windows around checked. */
+static void check_sets(set_fn *set, const size_t *sizes, size_t nsizes)
 {
-	static const size_t sizes[] = { 64 << 10, (64 << 10) + 1,
-					(64 << 10) + 4095, 300001 };
 	static const size_t offsets[] = { 0, 1, 63, 4095 };
 	struct arena a;
 
 	arena_init(&a, (512 << 10) + 2 * FM_PAGE_SIZE);
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < nsizes; i++) {
 		for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]);
 		     o++) {
 			size_t n = sizes[i];
@@ -481,6 +484,79 @@ static void check_timed_sets(set_fn *set)
 	}
 	arena_free(&a);
 }
+
+/* The dispatched zmm memset with the timed first bytes forced to either
+ * answer (set_timed in vecops.h). */
+static void check_timed_sets(set_fn *set)
+{
+	static const size_t sizes[] = { 64 << 10, (64 << 10) + 1,
+					(64 << 10) + 4095, 300001 };
+
+	check_sets(set, sizes, sizeof(sizes) / sizeof(sizes[0]));
+}
+
+/*
+ * Streamed sets and clears go through the class's number of pages at a
+ * time (stream_lines in vecops.h): every streaming memset and clear_pages
+ * variant usable here, with 1, 3 and 8 pages forced, over runs shorter
+ * than, equal to and past whole groups.
+ */
+START_TEST(streamed_sets_any_pages)
+{
+	static const size_t sizes[] = { 256, 2 * FM_PAGE_SIZE - 1,
+					2 * FM_PAGE_SIZE + 1,
+					9 * FM_PAGE_SIZE + 100,
+					25 * FM_PAGE_SIZE + 4095, 300001 };
+	static const size_t pages[] = { 1, 3, 8 };
+	static const size_t npages[] = { 1, 2, 3, 8, 9, 17, 100 };
+	const struct fm_variant *sets, *clears;
+	size_t ns = fm_variants(FM_OP_MEMSET, &sets);
+	size_t nc = fm_variants(FM_OP_CLEAR_PAGE, &clears);
+	struct fm_x86_tune saved = *fm_x86_tune();
+	struct arena a;
+	int ran = 0;
+
+	arena_init(&a, 101 * FM_PAGE_SIZE);
+	for (size_t g = 0; g < sizeof(pages) / sizeof(pages[0]); g++) {
+		fm_x86_tune_cache.set_nt_pages = pages[g];
+		for (size_t i = 0; i < ns; i++)
+			if (sets[i].usable && (sets[i].flags & FM_VARIANT_NT)) {
+				check_sets(sets[i].fn.memset, sizes,
+					   sizeof(sizes) / sizeof(sizes[0]));
+				ran++;
+			}
+		for (size_t i = 0; i < nc; i++) {
+			if (!clears[i].usable ||
+			    !(clears[i].flags & FM_VARIANT_NT))
+				continue;
+			for (size_t j = 0; j < sizeof(npages) / sizeof(*npages);
+			     j++) {
+				size_t n = npages[j] * FM_PAGE_SIZE;
+				unsigned char *p = a.end - n;
+				size_t bad = 0;
+
+				memset(p, 0xee, n);
+				arm_canaries(&a, p, n);
+				clears[i].fn.clear_pages(p, npages[j]);
+				while (bad < n && !p[bad])
+					bad++;
+				ck_assert_msg(bad == n,
+					      "%s, %zu pages, groups of %zu: "
+					      "byte %zu not zero",
+					      clears[i].name, npages[j],
+					      pages[g], bad);
+				ck_assert_msg(stray_write(&a, p, n) < 0,
+					      "%s, %zu pages: stray write",
+					      clears[i].name, npages[j]);
+			}
+			ran++;
+		}
+	}
+	fm_x86_tune_cache = saved;
+	arena_free(&a);
+	ck_assert_int_gt(ran, 0);
+}
+END_TEST
 
 START_TEST(set_timed_both_ways)
 {
@@ -526,6 +602,7 @@ int main(void)
 	tcase_add_test(tc, rep_movsb_aliasing_policy);
 	tcase_add_test(tc, set_timed_decision);
 	tcase_add_test(tc, set_timed_both_ways);
+	tcase_add_test(tc, streamed_sets_any_pages);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -72,6 +72,10 @@ static const struct fm_x86_class classes[] = {
 		 * faster, hot or cold (1 and 4 KiB as well; nta lost 30%
 		 * with the source in L2 or L3) */
 		.copy_nt_prefetch = 2048,
+		/* past the caches 1.5x faster than one page after the
+		 * other; clzero 1.3-1.9x faster than streaming stores */
+		.set_nt_pages = 8,
+		.set_clzero = 1,
 		.source = "development machine (Zen 5 KVM guest, 48 KiB L1d, "
 			  "1 MiB L2), 2026-11-30 and 2026-12-01 (probe on): "
 			  "fastmem-bench copy, set, versus, residency",
@@ -106,9 +110,15 @@ static const struct fm_x86_class classes[] = {
 		 * back: streaming 0.2-0.5x up to 8 MiB */
 		.set_cold = L2(4, 1),
 		.set_cached = L2(64, 1),
-		/* rep stosb: 14-17 GB/s up to 28 MiB, 45-50 from 32 MiB (the
-		 * L3), against 27-35 for movntdq and clzero */
-		.set_rep_streams = L2(64, 1),
+		/* rep stosb runs 12-17 GB/s up to 28 MiB and 22-48 from 32
+		 * MiB (it streams by itself there), movntdq one page after
+		 * the other 40-47 GB/s from 2 MiB (zeroes; 19-21 like every
+		 * other way for other bytes), against ~30 for eight pages at
+		 * a time and 27-29 for clzero: set --mode memory -s
+		 * 2M..256M --byte 0 and 1, 2 runs of each build */
+		.set_rep_streams = NEVER,
+		.set_nt_pages = 1,
+		.set_clzero = 0,
 		/* one prefetcht0 per 128 B, 2 KiB ahead, made cold
 		 * 64-256 MiB copies 0.79-0.87x of the same loop without it
 		 * (1.45x -> 1.63x and 0.87x -> 1.09x glibc; one prefetch
@@ -139,6 +149,7 @@ static const struct fm_x86_class classes[] = {
 		.set_rep_streams = NEVER,
 		/* measured with it: streaming copies won from 2 MiB */
 		.copy_nt_prefetch = 2048,
+		.set_nt_pages = 8,
 		.source = "shared/measurements/xeon-6-207 (family 6 model 207, "
 			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
 			  "set.txt, copy.txt",
@@ -160,6 +171,8 @@ static const struct fm_x86_class unknown = {
 	.set_cached = L2(4, 1),
 	.set_rep_streams = NEVER,
 	.copy_nt_prefetch = 2048,
+	.set_nt_pages = 8,
+	.set_clzero = 1,
 	.source = "the Zen 5 development machine's formula (README "
 		  "\"How the policy decides\")",
 };

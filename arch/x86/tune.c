@@ -42,8 +42,9 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->rep_movsb_aliasing = k->rep_movsb_aliasing;
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
-	t->clzero = (features & FM_FEAT(clzero)) != 0;
+	t->clzero = k->set_clzero && (features & FM_FEAT(clzero)) != 0;
 	t->copy_nt_prefetch = k->copy_nt_prefetch;
+	t->set_nt_pages = k->set_nt_pages ? k->set_nt_pages : 1;
 	t->probe = probe_usable;
 	t->probe_limit = probe_usable ? cal->limit : 0;
 	t->probe_fault = probe_usable ? cal->fault : 0;
@@ -85,6 +86,7 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->copy_nt_prefetch, t->copy_nt_prefetch,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&c->set_nt_pages, t->set_nt_pages, __ATOMIC_RELAXED);
 	for (int op = 0; op < FM_X_OPS; op++) {
 		__atomic_store_n(&c->stream_min[op], t->stream_min[op],
 				 __ATOMIC_RELAXED);
@@ -303,6 +305,11 @@ const char *fm_x86_tune_notes(void)
 	}
 	put(notes, sizeof(notes), &len,
 	    t->clzero ? "; streamed zeroes use clzero" : "");
+	if (t->set_nt_pages > 1) {
+		put(notes, sizeof(notes), &len, "; streamed sets go through ");
+		put_num(notes, sizeof(notes), &len, t->set_nt_pages);
+		put(notes, sizeof(notes), &len, " pages at a time");
+	}
 	if (t->copy_nt_prefetch) {
 		put(notes, sizeof(notes), &len,
 		    "; streamed copies prefetch ");

@@ -43,16 +43,6 @@
 typedef unsigned char u8;
 
 /*
- * The streaming sets and clears work on this many pages at once, a line
- * from each in turn: past the caches on Zen 5 that runs 1.5x faster than
- * one page after the other.  (Copies, once they prefetch, gained nothing
- * from it, as from glibc's 4-page large_memcpy.)
- */
-#ifndef NT_SET_PAGES
-#define NT_SET_PAGES 8
-#endif
-
-/*
  * dst this close ahead of src (mod 4 KiB) makes a forward loop's loads look
  * dependent on its recent stores, so the loop runs backward.  glibc's window
  * is 8 VEC; on Zen 5 the zmm loop still lost 5-15% at 8 VEC to 24 VEC ahead,
@@ -521,15 +511,24 @@ static inline void stream_line(u8 *p, vec_t v)
 		VSTREAM(p + i, v);
 }
 
-/* Stream v over [p, end), whole lines, NT_SET_PAGES pages at a time */
+/*
+ * Stream v over [p, end), whole lines, as many pages at a time, a line from
+ * each in turn, as the CPU class says (set_nt_pages: 8 on Zen 5, 1 on Zen
+ * 3/4); only runs of two pages or more look the class up.
+ */
 static inline void stream_lines(u8 *p, u8 *end, vec_t v)
 {
-	for (; (size_t)(end - p) >= NT_SET_PAGES * FM_PAGE_SIZE;
-	     p += NT_SET_PAGES * FM_PAGE_SIZE)
-		for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
-#pragma GCC unroll 16
-			for (int k = 0; k < NT_SET_PAGES; k++)
-				stream_line(p + k * FM_PAGE_SIZE + o, v);
+	size_t pages = (size_t)(end - p) >= 2 * FM_PAGE_SIZE
+			       ? fm_x86_tune()->set_nt_pages
+			       : 1;
+
+	if (pages > 1)
+		for (; (size_t)(end - p) >= pages * FM_PAGE_SIZE;
+		     p += pages * FM_PAGE_SIZE)
+			for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
+				for (size_t k = 0; k < pages; k++)
+					stream_line(p + k * FM_PAGE_SIZE + o,
+						    v);
 	for (; p < end; p += FM_LINE)
 		stream_line(p, v);
 }

@@ -66,6 +66,11 @@ struct fm_x86_class {
 	/* streaming copies prefetch (prefetcht0) this many bytes ahead of
 	 * their loads, once per 4 vectors; 0: not at all */
 	uint16_t copy_nt_prefetch;
+	/* streaming sets and clears go through this many pages at once, a
+	 * line from each in turn (1: one page after the other) */
+	uint8_t set_nt_pages;
+	/* 1: streamed zero fills use clzero where the CPU has it */
+	uint8_t set_clzero;
 	char source[160];
 };
 
@@ -121,6 +126,7 @@ struct fm_x86_tune {
 	size_t set_rep_streams;	 /* every set uses rep stosb from here */
 	int clzero;		 /* zero fills past the threshold use clzero */
 	size_t copy_nt_prefetch; /* the class's */
+	size_t set_nt_pages;	 /* the class's, at least 1 */
 	/*
 	 * Below its threshold an automatic memcpy/memmove/memset of at least
 	 * stream_min[op] bytes streams if the probe finds the data cold
