@@ -118,7 +118,7 @@ START_TEST(golden_crossovers)
 		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
 		  64 << 10, 2048, 8, 1 },
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, SIZE_MAX,
-		  384 << 10, 4 << 20, 2 << 20, 16 << 20, 32 << 20, SIZE_MAX,
+		  384 << 10, 4 << 20, 1 << 20, 16 << 20, 32 << 20, SIZE_MAX,
 		  SIZE_MAX, 0, 1, 0 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,

@@ -106,9 +106,14 @@ static const struct fm_x86_class classes[] = {
 		 * 0.5x read back) */
 		.copy_cold = L2(8, 1),
 		.copy_cached = L2(32, 1),
-		/* cold sets: streaming 2.5-3.5x from 1 MiB; cached sets read
-		 * back: streaming 0.2-0.5x up to 8 MiB */
-		.set_cold = L2(4, 1),
+		/* cold sets, streamed one page after the other: 2.9-3.3x
+		 * glibc alone from 64 KiB, read back 0.94x at 64 KiB, 0.99x
+		 * at 128 KiB, 1.04-1.06x from 256 KiB (residency, 3 runs);
+		 * but below 1 MiB the probe's loads cost never-touched
+		 * destinations 3-11% (their pages fault twice) and found
+		 * few cold buffers cold (their translations still cached);
+		 * cached sets read back: streaming 0.25-0.5x up to 8 MiB */
+		.set_cold = L2(2, 1),
 		.set_cached = L2(64, 1),
 		/* rep stosb runs 12-17 GB/s up to 28 MiB and 22-48 from 32
 		 * MiB (it streams by itself there), movntdq one page after
