@@ -503,10 +503,12 @@ static void check_timed_sets(set_fn *set)
  */
 START_TEST(streamed_sets_any_pages)
 {
-	static const size_t sizes[] = { 256, 2 * FM_PAGE_SIZE - 1,
+	static const size_t sizes[] = { 256,
+					2 * FM_PAGE_SIZE - 1,
 					2 * FM_PAGE_SIZE + 1,
 					9 * FM_PAGE_SIZE + 100,
-					25 * FM_PAGE_SIZE + 4095, 300001 };
+					25 * FM_PAGE_SIZE + 4095,
+					300001 };
 	static const size_t pages[] = { 1, 3, 8 };
 	static const size_t npages[] = { 1, 2, 3, 8, 9, 17, 100 };
 	const struct fm_variant *sets, *clears;

@@ -311,8 +311,7 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len, " pages at a time");
 	}
 	if (t->copy_nt_prefetch) {
-		put(notes, sizeof(notes), &len,
-		    "; streamed copies prefetch ");
+		put(notes, sizeof(notes), &len, "; streamed copies prefetch ");
 		put_size(notes, sizeof(notes), &len, t->copy_nt_prefetch);
 		put(notes, sizeof(notes), &len, " ahead");
 	} else {
