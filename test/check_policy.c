@@ -87,6 +87,11 @@ START_TEST(one_class_per_cpu)
 		}
 	ck_assert_int_le(hits, 1);
 	ck_assert_ptr_eq(fm_x86_class(), hits ? match : other);
+	/* the streaming loops' shape is this class's */
+	t = fm_x86_class();
+	ck_assert_uint_eq(fm_x86_nt_prefetch(), t->copy_nt_prefetch);
+	ck_assert_uint_eq(fm_x86_nt_pages(),
+			  t->set_nt_pages ? t->set_nt_pages : 1);
 }
 END_TEST
 
@@ -148,8 +153,9 @@ START_TEST(golden_crossovers)
 		ck_assert_uint_eq(t.set_rep_streams, want[i].set_rep_streams);
 		ck_assert_uint_eq(t.set_rep_timed, want[i].set_rep_timed);
 		ck_assert_uint_eq(t.set_cold_ticks, cal.memory / 4);
-		ck_assert_uint_eq(t.copy_nt_prefetch, want[i].copy_nt_prefetch);
-		ck_assert_uint_eq(t.set_nt_pages, want[i].set_nt_pages);
+		ck_assert_uint_eq(k->copy_nt_prefetch,
+				  want[i].copy_nt_prefetch);
+		ck_assert_uint_eq(k->set_nt_pages, want[i].set_nt_pages);
 		ck_assert_int_eq(t.clzero, want[i].clzero);
 	}
 }
@@ -186,8 +192,6 @@ static void check_class(int i, const struct fm_cache_info *ci,
 		  t.copy_rep_any > t.copy_rep_cold);
 	ck_assert_uint_eq(t.set_rep_min, fm_x86_crossover(k->set_rep, ci));
 	ck_assert_int_eq(t.rep_movsb_aliasing, k->rep_movsb_aliasing);
-	ck_assert_uint_eq(t.copy_nt_prefetch, k->copy_nt_prefetch);
-	ck_assert_uint_ge(t.set_nt_pages, 1);
 	ck_assert_int_eq(t.clzero, 0); /* the CPU has no CLZERO here */
 	/* sets time their first bytes only with the probe usable */
 	ck_assert_uint_eq(t.set_rep_timed,
@@ -514,13 +518,15 @@ START_TEST(streamed_sets_any_pages)
 	const struct fm_variant *sets, *clears;
 	size_t ns = fm_variants(FM_OP_MEMSET, &sets);
 	size_t nc = fm_variants(FM_OP_CLEAR_PAGE, &clears);
-	struct fm_x86_tune saved = *fm_x86_tune();
+	unsigned saved = fm_x86_nt_shape();
 	struct arena a;
 	int ran = 0;
 
 	arena_init(&a, 101 * FM_PAGE_SIZE);
 	for (size_t g = 0; g < sizeof(pages) / sizeof(pages[0]); g++) {
-		fm_x86_tune_cache.set_nt_pages = pages[g];
+		fm_x86_nt_shape_cache =
+			(unsigned)pages[g] << 16 | (saved & 0xffff);
+		ck_assert_uint_eq(fm_x86_nt_pages(), pages[g]);
 		for (size_t i = 0; i < ns; i++)
 			if (sets[i].usable && (sets[i].flags & FM_VARIANT_NT)) {
 				check_sets(sets[i].fn.memset, sizes,
@@ -554,7 +560,7 @@ START_TEST(streamed_sets_any_pages)
 			ran++;
 		}
 	}
-	fm_x86_tune_cache = saved;
+	fm_x86_nt_shape_cache = saved;
 	arena_free(&a);
 	ck_assert_int_gt(ran, 0);
 }

@@ -10,6 +10,17 @@
 #include "x86.h"
 
 struct fm_x86_tune fm_x86_tune_cache;
+unsigned fm_x86_nt_shape_cache;
+
+unsigned fm_x86_nt_shape_init(void)
+{
+	const struct fm_x86_class *k = fm_x86_class();
+	unsigned pages = k->set_nt_pages ? k->set_nt_pages : 1;
+	unsigned v = pages << 16 | k->copy_nt_prefetch;
+
+	__atomic_store_n(&fm_x86_nt_shape_cache, v, __ATOMIC_RELAXED);
+	return v;
+}
 static struct fm_x86_probe_cal probe_cal;
 static int probe_wanted; /* the class has a cold crossover and it is on */
 
@@ -43,8 +54,6 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 	t->set_rep_streams =
 		erms ? fm_x86_crossover(k->set_rep_streams, ci) : SIZE_MAX;
 	t->clzero = k->set_clzero && (features & FM_FEAT(clzero)) != 0;
-	t->copy_nt_prefetch = k->copy_nt_prefetch;
-	t->set_nt_pages = k->set_nt_pages ? k->set_nt_pages : 1;
 	t->probe = probe_usable;
 	t->probe_limit = probe_usable ? cal->limit : 0;
 	t->probe_fault = probe_usable ? cal->fault : 0;
@@ -84,9 +93,6 @@ static void publish(struct fm_x86_tune *c, const struct fm_x86_tune *t)
 	__atomic_store_n(&c->set_rep_streams, t->set_rep_streams,
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&c->clzero, t->clzero, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->copy_nt_prefetch, t->copy_nt_prefetch,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&c->set_nt_pages, t->set_nt_pages, __ATOMIC_RELAXED);
 	for (int op = 0; op < FM_X_OPS; op++) {
 		__atomic_store_n(&c->stream_min[op], t->stream_min[op],
 				 __ATOMIC_RELAXED);
@@ -305,14 +311,14 @@ const char *fm_x86_tune_notes(void)
 	}
 	put(notes, sizeof(notes), &len,
 	    t->clzero ? "; streamed zeroes use clzero" : "");
-	if (t->set_nt_pages > 1) {
+	if (fm_x86_nt_pages() > 1) {
 		put(notes, sizeof(notes), &len, "; streamed sets go through ");
-		put_num(notes, sizeof(notes), &len, t->set_nt_pages);
+		put_num(notes, sizeof(notes), &len, fm_x86_nt_pages());
 		put(notes, sizeof(notes), &len, " pages at a time");
 	}
-	if (t->copy_nt_prefetch) {
+	if (fm_x86_nt_prefetch()) {
 		put(notes, sizeof(notes), &len, "; streamed copies prefetch ");
-		put_size(notes, sizeof(notes), &len, t->copy_nt_prefetch);
+		put_size(notes, sizeof(notes), &len, fm_x86_nt_prefetch());
 		put(notes, sizeof(notes), &len, " ahead");
 	} else {
 		put(notes, sizeof(notes), &len,

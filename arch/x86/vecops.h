@@ -210,7 +210,7 @@ static __attribute__((noinline)) void *copy_loop(u8 *d, const u8 *s, size_t n)
  * are streamed (a partly written write-combining buffer costs a
  * read-modify-write at the memory); the partial lines at both ends get
  * ordinary stores.  Ends with sfence.  pf: bytes of prefetcht0 ahead of the
- * loads, one per 4 VEC (0: none), the CPU class's copy_nt_prefetch.
+ * loads, one per 4 VEC (0: none), the CPU class's (fm_x86_nt_prefetch).
  */
 static __attribute__((noinline)) void *copy_nt(u8 *d, const u8 *s, size_t n,
 					       size_t pf)
@@ -362,28 +362,27 @@ ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 		return dst;
 	if (fm_overlaps(dst, src, n))
 		return copy_loop(dst, src, n);
-	return copy_nt(dst, src, n, fm_x86_tune()->copy_nt_prefetch);
+	return copy_nt(dst, src, n, fm_x86_nt_prefetch());
 }
 
 /*
  * n > 8 VEC.  op: FM_X_COPY or FM_X_MOVE for the dispatched policies, whose
  * streaming below thr depends on where the data is (probe.c); -1 for an
  * explicit threshold (the hints), which is the whole decision.  The
- * crossovers are looked up even then: a streamed copy prefetches as the
- * CPU class says.  Past the threshold the dispatched policies still keep
- * destinations being faulted in out of streaming (fm_x86_faulting).
+ * threshold is tested before the crossovers are looked up: a program that
+ * only streams by hint never has them computed (nor the probe calibrated).
+ * Past it the dispatched policies still keep destinations being faulted
+ * in out of streaming (fm_x86_faulting).
  */
 static __attribute__((noinline)) void *
 copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 {
-	const struct fm_x86_tune *t = fm_x86_tune();
-
 	if (n >= thr && !fm_overlaps(d, s, n) &&
-	    (op < 0 || !fm_x86_faulting(t, d, n)))
-		return copy_nt(d, s, n, t->copy_nt_prefetch);
-	switch (fm_x86_copy_how(t, d, s, n, op)) {
+	    (op < 0 || !fm_x86_faulting(fm_x86_tune(), d, n)))
+		return copy_nt(d, s, n, fm_x86_nt_prefetch());
+	switch (fm_x86_copy_how(fm_x86_tune(), d, s, n, op)) {
 	case FM_X_STREAM:
-		return copy_nt(d, s, n, t->copy_nt_prefetch);
+		return copy_nt(d, s, n, fm_x86_nt_prefetch());
 	case FM_X_REP:
 		return copy_rep(d, s, n);
 	default:
@@ -511,24 +510,31 @@ static inline void stream_line(u8 *p, vec_t v)
 		VSTREAM(p + i, v);
 }
 
+/* Whole groups of pages from p, a line from each page in turn; returns
+ * where the groups end.  Inlined with pages constant, the loop unrolls. */
+static FM_ALWAYS_INLINE u8 *stream_groups(u8 *p, u8 *end, vec_t v, size_t pages)
+{
+	for (; (size_t)(end - p) >= pages * FM_PAGE_SIZE;
+	     p += pages * FM_PAGE_SIZE)
+		for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
+			for (size_t k = 0; k < pages; k++)
+				stream_line(p + k * FM_PAGE_SIZE + o, v);
+	return p;
+}
+
 /*
- * Stream v over [p, end), whole lines, as many pages at a time, a line from
- * each in turn, as the CPU class says (set_nt_pages: 8 on Zen 5, 1 on Zen
- * 3/4); only runs of two pages or more look the class up.
+ * Stream v over [p, end), whole lines, as many pages at a time as the CPU
+ * class says (fm_x86_nt_pages: 8 on Zen 5, as it was measured, unrolled;
+ * 1 on Zen 3/4).
  */
 static inline void stream_lines(u8 *p, u8 *end, vec_t v)
 {
-	size_t pages = (size_t)(end - p) >= 2 * FM_PAGE_SIZE
-			       ? fm_x86_tune()->set_nt_pages
-			       : 1;
+	size_t pages = fm_x86_nt_pages();
 
-	if (pages > 1)
-		for (; (size_t)(end - p) >= pages * FM_PAGE_SIZE;
-		     p += pages * FM_PAGE_SIZE)
-			for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
-				for (size_t k = 0; k < pages; k++)
-					stream_line(p + k * FM_PAGE_SIZE + o,
-						    v);
+	if (pages == 8)
+		p = stream_groups(p, end, v, 8);
+	else if (pages > 1)
+		p = stream_groups(p, end, v, pages);
 	for (; p < end; p += FM_LINE)
 		stream_line(p, v);
 }

@@ -125,8 +125,6 @@ struct fm_x86_tune {
 	int rep_movsb_aliasing;	 /* the class's: avoid fm_rep_movsb_slow */
 	size_t set_rep_streams;	 /* every set uses rep stosb from here */
 	int clzero;		 /* zero fills past the threshold use clzero */
-	size_t copy_nt_prefetch; /* the class's */
-	size_t set_nt_pages;	 /* the class's, at least 1 */
 	/*
 	 * Below its threshold an automatic memcpy/memmove/memset of at least
 	 * stream_min[op] bytes streams if the probe finds the data cold
@@ -175,6 +173,35 @@ static inline const struct fm_x86_tune *fm_x86_tune(void)
 					 __ATOMIC_ACQUIRE)))
 		return fm_x86_tune_init();
 	return &fm_x86_tune_cache;
+}
+
+/*
+ * How the streaming loops run on this CPU: the class's set_nt_pages << 16 |
+ * copy_nt_prefetch, 0 until first computed.  Class data alone, so that the
+ * hints and the forced streaming variants read it without the crossovers
+ * being computed or the probe calibrated (which times with rdtsc).  Every
+ * thread computes the same word.  Call time only.
+ */
+extern FM_HIDDEN unsigned fm_x86_nt_shape_cache;
+FM_HIDDEN unsigned fm_x86_nt_shape_init(void);
+
+static inline unsigned fm_x86_nt_shape(void)
+{
+	unsigned v = __atomic_load_n(&fm_x86_nt_shape_cache, __ATOMIC_RELAXED);
+
+	return FM_LIKELY(v) ? v : fm_x86_nt_shape_init();
+}
+
+/* Bytes streaming copies prefetch ahead (0: none) */
+static inline size_t fm_x86_nt_prefetch(void)
+{
+	return fm_x86_nt_shape() & 0xffff;
+}
+
+/* Pages streaming sets go through at a time (at least 1) */
+static inline size_t fm_x86_nt_pages(void)
+{
+	return fm_x86_nt_shape() >> 16;
 }
 
 /*
