@@ -517,6 +517,7 @@ static FM_ALWAYS_INLINE u8 *stream_groups(u8 *p, u8 *end, vec_t v, size_t pages)
 	for (; (size_t)(end - p) >= pages * FM_PAGE_SIZE;
 	     p += pages * FM_PAGE_SIZE)
 		for (size_t o = 0; o < FM_PAGE_SIZE; o += FM_LINE)
+#pragma GCC unroll 8
 			for (size_t k = 0; k < pages; k++)
 				stream_line(p + k * FM_PAGE_SIZE + o, v);
 	return p;
