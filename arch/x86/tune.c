@@ -21,6 +21,7 @@ unsigned fm_x86_nt_shape_init(void)
 	__atomic_store_n(&fm_x86_nt_shape_cache, v, __ATOMIC_RELAXED);
 	return v;
 }
+
 static struct fm_x86_probe_cal probe_cal;
 static int probe_wanted; /* the class has a cold crossover and it is on */
 
