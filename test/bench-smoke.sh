@@ -38,9 +38,21 @@ run readback 4 readback --pages 1,8
 run extent 1 extent -s 2M,4M
 run versus 9 versus -s 8,4K
 run residency 13 residency -s 1M --region 64M
-# replay: the shipped distributions (copies in 3 arenas, sets in 3), and a
-# handmade LLVM one (its name says memset: 3 tables)
-run replay 6 replay --region 64M
+# replay: the shipped corpora, recorded programs and fleet distributions
+# (copies in 3 arenas, sets in 3, each corpus in its own tables), then the
+# fixed sizes (copies and sets, aligned and not); and a handmade LLVM one
+# (its name says memset: 3 tables)
+run replay 16 replay --region 64M
+# a peer library: libfastmem itself has fm_memcpy and fm_memset
+run replay-peer 12 replay --region 64M --no-fixed \
+	--peer "fm=$top_builddir/.libs/libfastmem.so"
+grep -q '^ *fm/glibc: geometric mean\|^ *fm/libc: geometric mean' \
+	"$dir/replay-peer.txt" || fail "replay --peer: no row for the peer"
+if "$bench" replay --peer "x=$dir/none.so" >/dev/null 2>"$dir/peer.err"; then
+	fail "replay accepted a peer library that does not exist"
+fi
+grep -q "none.so" "$dir/peer.err" ||
+	fail "replay --peer: the error does not name the library"
 printf '0.25,0.25,0,0.5,\n' >"$dir/MemsetHand.csv"
 run replay-llvm 3 replay --region 64M "$dir/MemsetHand.csv"
 # a malformed file: exit 2, one line naming it, no table

@@ -82,6 +82,7 @@ struct options {
 	int ntraces;
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
+	int no_fixed; /* replay --no-fixed */
 };
 
 extern struct options opt;
@@ -134,6 +135,21 @@ void *copy_temporal(void *d, const void *s, size_t n);
 void *copy_streaming(void *d, const void *s, size_t n);
 void *set_temporal(void *d, int c, size_t n);
 void *set_streaming(void *d, int c, size_t n);
+
+/*
+ * Other memcpy libraries measured beside libfastmem (replay --peer
+ * NAME=LIB): NAME_memcpy and NAME_memset looked up in LIB, either may be
+ * missing.  peer_load returns 0, or -1 with err set.
+ */
+#define MAX_PEERS 4
+struct peer {
+	char name[24];
+	copy_fn copy;
+	set_fn set;
+};
+extern struct peer peers[MAX_PEERS];
+extern int npeers;
+int peer_load(const char *arg, char *err, size_t len);
 
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "bench.h"
 #include "distribution.h"
 
-#define SEQ 8192 /* calls in a sequence (a power of two) */
+#define SEQ 65536 /* calls in a sequence (a power of two) */
 #define SEED 1
 #define MAX_CALL (64 * MIB) /* larger recorded sizes are replayed as this */
 #define MAX_DISTS 32
@@ -34,11 +35,45 @@
 #define FM_SRC_DISTDIR ""
 #endif
 
-/* The distributions replayed when no FILE is given (docs/distributions/). */
-static const char *const shipped[] = {
+/*
+ * The corpora replayed when no FILE is given (docs/distributions/), each in
+ * tables of its own: a change to a small-size path is judged on all of
+ * them, since one fitted to a corpus alone can lose on another.
+ */
+static const char *const traces[] = {
 	"gcc-O2.trace",	   "python3-test_json.trace",
 	"git-log-p.trace", "sort.trace",
 	"xz.trace",
+};
+
+static const char *const fleet[] = {
+	"fleet/MemcpyGoogleA.csv", "fleet/MemcpyGoogleB.csv",
+	"fleet/MemcpyGoogleD.csv", "fleet/MemcpyGoogleL.csv",
+	"fleet/MemcpyGoogleM.csv", "fleet/MemcpyGoogleQ.csv",
+	"fleet/MemcpyGoogleS.csv", "fleet/MemcpyGoogleU.csv",
+	"fleet/MemcpyGoogleW.csv", "fleet/MemsetGoogleA.csv",
+	"fleet/MemsetGoogleB.csv", "fleet/MemsetGoogleD.csv",
+	"fleet/MemsetGoogleL.csv", "fleet/MemsetGoogleM.csv",
+	"fleet/MemsetGoogleQ.csv", "fleet/MemsetGoogleS.csv",
+	"fleet/MemsetGoogleU.csv", "fleet/MemsetGoogleW.csv",
+};
+
+static const struct corpus {
+	const char *name; /* in table titles */
+	const char *const *files;
+	int nfiles;
+} corpora[] = {
+	{ "recorded programs", traces, sizeof(traces) / sizeof(*traces) },
+	{ "fleet distributions", fleet, sizeof(fleet) / sizeof(*fleet) },
+};
+
+#define NCORPORA ((int)(sizeof(corpora) / sizeof(*corpora)))
+
+/* Hot fixed sizes: the same buffers every call */
+static const size_t fixed_sizes[] = {
+	1,   2,	  3,	4,    7,    8,	  12,	 16,	24,
+	31,  32,  48,	63,   64,   96,	  128,	 200,	256,
+	384, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
 };
 
 struct call {
@@ -202,13 +237,69 @@ static int replay_series(enum fm_op op, struct series *out)
 	else
 		out[n].fn.set = fm_memset;
 	n++;
+	for (int p = 0; p < npeers && n < MAX_SERIES; p++) {
+		if (op == FM_OP_MEMCPY ? !peers[p].copy : !peers[p].set)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		_Static_assert(sizeof(peers[p].name) <= sizeof(out[n].name),
+			       "a peer's name fits a series name");
+		memcpy(out[n].name, peers[p].name, sizeof(peers[p].name));
+		if (op == FM_OP_MEMCPY)
+			out[n].fn.copy = peers[p].copy;
+		else
+			out[n].fn.set = peers[p].set;
+		n++;
+	}
 	if (opt.nvariants)
 		n += series_for_op(op, out + n, MAX_SERIES - n, 0, 0);
 	return n;
 }
 
+struct peer peers[MAX_PEERS];
+int npeers;
+
+/* NAME=LIB: NAME_memcpy and NAME_memset from LIB, loaded now. */
+int peer_load(const char *arg, char *err, size_t len)
+{
+	const char *eq = strchr(arg, '=');
+	struct peer *p = &peers[npeers];
+	char sym[64];
+	void *h;
+
+	if (npeers >= MAX_PEERS) {
+		snprintf(err, len, "at most %d peers", MAX_PEERS);
+		return -1;
+	}
+	if (!eq || eq == arg || !eq[1] ||
+	    (size_t)(eq - arg) >= sizeof(p->name)) {
+		snprintf(err, len,
+			 "expected NAME=LIBRARY (a name of at most "
+			 "%zu characters)",
+			 sizeof(p->name) - 1);
+		return -1;
+	}
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)(eq - arg), arg);
+	h = dlopen(eq + 1, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, len, "%s", dlerror());
+		return -1;
+	}
+	snprintf(sym, sizeof(sym), "%s_memcpy", p->name);
+	p->copy = (copy_fn)dlsym(h, sym);
+	snprintf(sym, sizeof(sym), "%s_memset", p->name);
+	p->set = (set_fn)dlsym(h, sym);
+	if (!p->copy && !p->set) {
+		snprintf(err, len, "%s defines neither %s_memcpy nor %s_memset",
+			 eq + 1, p->name, p->name);
+		dlclose(h);
+		return -1;
+	}
+	npeers++;
+	return 0;
+}
+
 /* geometric mean and range of each non-reference series's ratios */
-static void summarize(struct table *t)
+static void summarize(struct table *t, const char *what)
 {
 	size_t len = 0;
 
@@ -222,15 +313,36 @@ static void summarize(struct table *t)
 			len += (size_t)snprintf(
 				t->footer + len, sizeof(t->footer) - len,
 				"   %s/%s: geometric mean %.2fx (%.2f-%.2fx "
-				"over %d distributions)\n",
+				"over %d %s)\n",
 				t->series[s].name, t->series[t->ref].name,
-				r.gmean, r.lo, r.hi, r.n);
+				r.gmean, r.lo, r.hi, r.n, what);
 	}
+}
+
+static int corpus_of[MAX_DISTS]; /* -1: a file named on the command line */
+
+/* Every file of every corpus from dir; 0, or -1 with d emptied. */
+static int load_corpora(const char *dir, struct dist *d, int *nd)
+{
+	char err[512], path[1024];
+
+	for (int c = 0; c < NCORPORA; c++)
+		for (int i = 0; i < corpora[c].nfiles; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 corpora[c].files[i]);
+			if (dist_load(path, &d[*nd], err, sizeof(err))) {
+				while (*nd)
+					dist_free(&d[--*nd]);
+				return -1;
+			}
+			corpus_of[(*nd)++] = c;
+		}
+	return 0;
 }
 
 static int load_all(struct dist *d, int *nd)
 {
-	char err[512], path[1024];
+	char err[512];
 	const char *dirs[] = { FM_DISTDIR, FM_SRC_DISTDIR };
 
 	*nd = 0;
@@ -248,27 +360,14 @@ static int load_all(struct dist *d, int *nd)
 					err);
 				return 2;
 			}
-			(*nd)++;
+			corpus_of[(*nd)++] = -1;
 		}
 		return 0;
 	}
 	/* the shipped distributions: installed, else in the source tree */
-	for (size_t k = 0; k < sizeof(dirs) / sizeof(*dirs); k++) {
-		if (!dirs[k][0])
-			continue;
-		for (size_t i = 0; i < sizeof(shipped) / sizeof(*shipped);
-		     i++) {
-			snprintf(path, sizeof(path), "%s/%s", dirs[k],
-				 shipped[i]);
-			if (dist_load(path, &d[*nd], err, sizeof(err)))
-				break;
-			(*nd)++;
-		}
-		if (*nd == (int)(sizeof(shipped) / sizeof(*shipped)))
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(*dirs); k++)
+		if (dirs[k][0] && !load_corpora(dirs[k], d, nd))
 			return 0;
-		while (*nd)
-			dist_free(&d[--*nd]);
-	}
 	fprintf(stderr,
 		"fastmem-bench replay: the shipped distributions are not in "
 		"%s; name trace files to replay\n",
@@ -318,28 +417,13 @@ size_t replay_max_call(const struct dist *d, int op)
 	return d->max[op] < MAX_CALL ? d->max[op] : MAX_CALL;
 }
 
-/*
- * One cell: d's op replayed through the ns series, interleaved
- * (measure_cell), with the buffers (src and dst, each at least
- * side + the largest call + a page) in arena a of `side` bytes per buffer.
- * ratios in out[] are to series ref.
- */
-void replay_cell(const struct dist *d, int op, unsigned a, size_t side,
-		 const struct series *ser, int ns, int ref, char *src,
-		 char *dst, struct cell *out)
+/* One cell: cur_seq run through the ns series, interleaved */
+static void seq_cell(int op, const struct series *ser, int ns, int ref,
+		     char *src, char *dst, struct cell *out)
 {
-	static struct call *seq;
 	struct job jobs[MAX_SERIES];
 	size_t pos[MAX_SERIES];
 
-	if (!seq)
-		seq = malloc(SEQ * sizeof(*seq));
-	if (!seq) {
-		fprintf(stderr, "fastmem-bench: out of memory\n");
-		exit(1);
-	}
-	make_seq(seq, d, op, side, a);
-	cur_seq = seq;
 	for (int s = 0; s < ns; s++) {
 		struct job *j = &jobs[s];
 
@@ -363,10 +447,171 @@ void replay_cell(const struct dist *d, int op, unsigned a, size_t side,
 	measure_cell(jobs, ns, ref, UNIT_NS, out, NULL);
 }
 
+static struct call *seq_buffer(void)
+{
+	static struct call *seq;
+
+	if (!seq)
+		seq = malloc(SEQ * sizeof(*seq));
+	if (!seq) {
+		fprintf(stderr, "fastmem-bench: out of memory\n");
+		exit(1);
+	}
+	return seq;
+}
+
+/*
+ * One cell: d's op replayed through the ns series, interleaved
+ * (measure_cell), with the buffers (src and dst, each at least
+ * side + the largest call + a page) in arena a of `side` bytes per buffer.
+ * ratios in out[] are to series ref.
+ */
+void replay_cell(const struct dist *d, int op, unsigned a, size_t side,
+		 const struct series *ser, int ns, int ref, char *src,
+		 char *dst, struct cell *out)
+{
+	struct call *seq = seq_buffer();
+
+	make_seq(seq, d, op, side, a);
+	cur_seq = seq;
+	seq_cell(op, ser, ns, ref, src, dst, out);
+}
+
+/* Every call n bytes, at src + soff and dst + doff: hot buffers */
+static void fixed_cell(int op, size_t n, uint32_t soff, uint32_t doff,
+		       const struct series *ser, int ns, int ref, char *src,
+		       char *dst, struct cell *out)
+{
+	struct call *seq = seq_buffer();
+
+	for (int i = 0; i < SEQ; i++)
+		seq[i] = (struct call){ (uint32_t)n, soff, doff };
+	cur_seq = seq;
+	seq_cell(op, ser, ns, ref, src, dst, out);
+}
+
+static const char *op_label(int op)
+{
+	return op == DIST_COPY ? "memcpy" : "memset";
+}
+
+/* The hot fixed sizes, aligned (mis = 0) or at src + 7, dst + 13. */
+static void fixed_table(int op, int mis, char *src, char *dst)
+{
+	struct table *t = table_new("", UNIT_NS, 0);
+	enum fm_op fop = op == DIST_COPY ? FM_OP_MEMCPY : FM_OP_MEMSET;
+	uint32_t soff = mis ? 7 : 0, doff = mis ? 13 : 0;
+
+	snprintf(t->id, sizeof(t->id), "replay %s fixed %s", op_label(op),
+		 mis ? "misaligned" : "aligned");
+	snprintf(t->title, sizeof(t->title),
+		 "%s, one size every call, the same buffers (hot)%s: ns "
+		 "per call",
+		 op_label(op),
+		 mis ? (op == DIST_COPY ? ", source + 7, destination + 13"
+					: ", destination + 13")
+		     : ", 64-byte aligned");
+	snprintf(t->subtitle, sizeof(t->subtitle),
+		 "ratio: speed relative to %s", ref_label());
+	t->xname = "size";
+	t->ns = replay_series(fop, t->series);
+	for (size_t i = 0; i < sizeof(fixed_sizes) / sizeof(*fixed_sizes);
+	     i++) {
+		struct cell out[MAX_SERIES];
+		char lab[32];
+
+		fmt_size_short(fixed_sizes[i], lab, sizeof(lab));
+		table_add_point(t, fixed_sizes[i], lab);
+		activity("replay %s fixed %zu", op_label(op), fixed_sizes[i]);
+		fixed_cell(op, fixed_sizes[i], soff, doff, t->series, t->ns,
+			   t->ref, src, dst, out);
+		for (int s = 0; s < t->ns; s++)
+			*table_cell(t, s, t->nx - 1) = out[s];
+		progress_step(activity_text());
+	}
+	summarize(t, "sizes");
+	table_emit(t);
+}
+
+static int corpus_wants(int c, int i, int op)
+{
+	return corpus_of[i] == c && replayable(&d[i], op);
+}
+
+/* The distributions of corpus c (-1: the files named) replaying op in
+ * arena a, one table */
+static void corpus_table(int c, int op, unsigned a, size_t arena, char *src,
+			 char *dst)
+{
+	static const char *const arena_name[3] = { "L1", "LLC", "memory" };
+	enum fm_op fop = op == DIST_COPY ? FM_OP_MEMCPY : FM_OP_MEMSET;
+	struct table *t = table_new("", UNIT_NS, 0);
+	char as[24];
+
+	fmt_size(arena, as, sizeof(as));
+	snprintf(t->id, sizeof(t->id), "replay %s %s%s%s", op_label(op),
+		 arena_name[a], c < 0 ? "" : " ",
+		 c < 0 ? ""
+		 : c   ? "fleet"
+		       : "traces");
+	snprintf(t->title, sizeof(t->title),
+		 "%s, replayed%s%s, buffers in a %s arena (%s): ns per call",
+		 op_label(op), c < 0 ? "" : ", ", c < 0 ? "" : corpora[c].name,
+		 as, arena_name[a]);
+	snprintf(t->subtitle, sizeof(t->subtitle),
+		 "%s; ratio: speed relative to %s",
+		 op == DIST_COPY ? "source and destination each half the arena"
+				 : "the destination spans half the arena, as "
+				   "a copy's does",
+		 ref_label());
+	t->xname = "distribution";
+	t->ns = replay_series(fop, t->series);
+	for (int i = 0; i < nd; i++) {
+		struct cell out[MAX_SERIES];
+
+		if (!corpus_wants(c, i, op))
+			continue;
+		table_add_point(t, (size_t)i, d[i].name);
+		activity("replay %s %s %s", d[i].name, op_label(op),
+			 arena_name[a]);
+		replay_cell(&d[i], op, a, arena / 2, t->series, t->ns, t->ref,
+			    src, dst, out);
+		for (int s = 0; s < t->ns; s++)
+			*table_cell(t, s, t->nx - 1) = out[s];
+		progress_step(activity_text());
+	}
+	summarize(t, "distributions");
+	table_emit(t);
+}
+
+static void describe(const struct dist *x)
+{
+	size_t mx = x->max[DIST_COPY] > x->max[DIST_SET] ? x->max[DIST_COPY]
+							 : x->max[DIST_SET];
+
+	if (x->format == DIST_TRACE)
+		note("%s: trace, %llu memcpy + %llu memmove calls (%llu "
+		     "overlapping), %llu memset, up to %zu bytes",
+		     x->name, (unsigned long long)x->calls[0],
+		     (unsigned long long)x->calls[1],
+		     (unsigned long long)x->overlapping[1],
+		     (unsigned long long)x->calls[2], mx);
+	else
+		note("%s: LLVM libc distribution, sizes 0-%zu, replayed as %s",
+		     x->name, mx,
+		     x->total[DIST_COPY] > 0 && x->total[DIST_SET] > 0
+			     ? "memcpy and memset"
+		     : x->total[DIST_COPY] > 0 ? "memcpy"
+					       : "memset");
+}
+
 int cmd_replay(void)
 {
-	size_t arena[3], maxn = 0, side_max;
-	const char *arena_name[3] = { "L1", "LLC", "memory" };
+	size_t arena[3], maxn = 64 * KIB, side_max;
+	int nfixed =
+		opt.nfiles || opt.no_fixed
+			? 0
+			: (int)(sizeof(fixed_sizes) / sizeof(*fixed_sizes));
 	char *src, *dst;
 	long steps = 0;
 
@@ -378,6 +623,7 @@ int cmd_replay(void)
 			if (replayable(&d[i], op))
 				steps += 3;
 		}
+	steps += 4 * nfixed;
 	side_max = arena[2] / 2 + maxn + PAGE;
 	src = buf_alloc(side_max, 0x11);
 	dst = buf_alloc(side_max, 0x22);
@@ -385,83 +631,24 @@ int cmd_replay(void)
 	     "offsets uniform over the arena; fastmem = fm_memcpy (%s) and "
 	     "fm_memset (%s) as dispatched",
 	     SEQ, fm_selected(FM_OP_MEMCPY), fm_selected(FM_OP_MEMSET));
-	for (int i = 0; i < nd; i++) {
-		const struct dist *x = &d[i];
-		size_t mx = x->max[DIST_COPY] > x->max[DIST_SET]
-				    ? x->max[DIST_COPY]
-				    : x->max[DIST_SET];
-
-		if (x->format == DIST_TRACE)
-			note("%s: trace, %llu memcpy + %llu memmove calls "
-			     "(%llu "
-			     "overlapping), %llu memset, up to %zu bytes",
-			     x->name, (unsigned long long)x->calls[0],
-			     (unsigned long long)x->calls[1],
-			     (unsigned long long)x->overlapping[1],
-			     (unsigned long long)x->calls[2], mx);
-		else
-			note("%s: LLVM libc distribution, sizes 0-%zu, "
-			     "replayed "
-			     "as %s",
-			     x->name, mx,
-			     x->total[DIST_COPY] > 0 && x->total[DIST_SET] > 0
-				     ? "memcpy and memset"
-			     : x->total[DIST_COPY] > 0 ? "memcpy"
-						       : "memset");
-	}
+	for (int i = 0; i < nd; i++)
+		describe(&d[i]);
 	progress_begin(steps);
-	for (int op = 0; op < DIST_OPS; op++) {
-		enum fm_op fop = op == DIST_COPY ? FM_OP_MEMCPY : FM_OP_MEMSET;
-		int any = 0;
+	for (int op = 0; op < DIST_OPS; op++)
+		for (unsigned a = 0; a < 3; a++)
+			for (int c = opt.nfiles ? -1 : 0;
+			     c < (opt.nfiles ? 0 : NCORPORA); c++) {
+				int any = 0;
 
-		for (int i = 0; i < nd; i++)
-			any |= replayable(&d[i], op);
-		if (!any)
-			continue;
-		for (unsigned a = 0; a < 3; a++) {
-			struct table *t = table_new("", UNIT_NS, 0);
-			size_t side = arena[a] / 2;
-			char as[24];
-
-			fmt_size(arena[a], as, sizeof(as));
-			snprintf(t->id, sizeof(t->id), "replay %s %s",
-				 op == DIST_COPY ? "memcpy" : "memset",
-				 arena_name[a]);
-			snprintf(t->title, sizeof(t->title),
-				 "%s, replayed, buffers in a %s arena (%s): "
-				 "ns per call",
-				 op == DIST_COPY ? "memcpy" : "memset", as,
-				 arena_name[a]);
-			snprintf(t->subtitle, sizeof(t->subtitle),
-				 "%s; ratio: speed relative to %s",
-				 op == DIST_COPY
-					 ? "source and destination each half "
-					   "the arena"
-					 : "the destination spans half the "
-					   "arena, as "
-					   "a copy's does",
-				 ref_label());
-			t->xname = "distribution";
-			t->ns = replay_series(fop, t->series);
-			for (int i = 0; i < nd; i++) {
-				struct cell out[MAX_SERIES];
-
-				if (!replayable(&d[i], op))
-					continue;
-				table_add_point(t, (size_t)i, d[i].name);
-				activity("replay %s %s %s", d[i].name,
-					 op == DIST_COPY ? "memcpy" : "memset",
-					 arena_name[a]);
-				replay_cell(&d[i], op, a, side, t->series,
-					    t->ns, t->ref, src, dst, out);
-				for (int s = 0; s < t->ns; s++)
-					*table_cell(t, s, t->nx - 1) = out[s];
-				progress_step(activity_text());
+				for (int i = 0; i < nd; i++)
+					any |= corpus_wants(c, i, op);
+				if (any)
+					corpus_table(c, op, a, arena[a], src,
+						     dst);
 			}
-			summarize(t);
-			table_emit(t);
-		}
-	}
+	for (int op = 0; nfixed && op < DIST_OPS; op++)
+		for (int mis = 0; mis < 2; mis++)
+			fixed_table(op, mis, src + PAGE, dst + PAGE);
 	progress_end();
 	buf_free(src, side_max);
 	buf_free(dst, side_max);

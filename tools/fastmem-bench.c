@@ -67,6 +67,8 @@ enum {
 	O_THREADS,
 	O_TRACE,
 	O_PARALLEL,
+	O_PEER,
+	O_FIXED,
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +95,8 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, 0, O_THREADS },
 	{ "trace", required_argument, 0, O_TRACE },
 	{ "parallel", no_argument, 0, O_PARALLEL },
+	{ "peer", required_argument, 0, O_PEER },
+	{ "no-fixed", no_argument, 0, O_FIXED },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -126,6 +130,9 @@ static unsigned applies(int o)
 		return B(CMD_READBACK);
 	case O_BYTE:
 		return B(CMD_SET) | B(CMD_REPLAY);
+	case O_PEER:
+	case O_FIXED:
+		return B(CMD_REPLAY);
 	case O_DRY_RUN:
 	case O_SYSTEM:
 	case O_BASIS:
@@ -423,13 +430,28 @@ static void cmd_usage(FILE *f, enum cmd c)
 			"arena, one of half the last-\nlevel cache and one in "
 			"memory: ns per call and the ratio to the system\n"
 			"routine.  Without FILE: the distributions shipped in "
-			"%s.\n\n",
+			"%s,\ntwo corpora, each in its own tables: five "
+			"recorded programs (traces) and\nthe nine memcpy and "
+			"nine memset size distributions Google published from "
+			"its\nfleet (fleet/, LLVM libc's benchmark corpus); "
+			"then hot fixed sizes 1 B-64 KiB,\naligned and "
+			"misaligned.\n\n",
 			FM_DISTDIR);
 		help_variant(f);
-		fprintf(f, "      --region SIZE    the memory arena (default "
-			   "1G, --quick 256M)\n"
-			   "      --byte N         the byte memset writes "
-			   "(default 0)\n");
+		fprintf(f,
+			"      --region SIZE    the memory arena (default "
+			"1G, --quick 256M)\n"
+			"      --byte N         the byte memset writes "
+			"(default 0)\n"
+			"      --peer NAME=LIB  also measure NAME_memcpy and "
+			"NAME_memset from the shared\n"
+			"                       library LIB (repeatable, at "
+			"most %d): another memcpy\n"
+			"                       library, in the same "
+			"interleaved run\n"
+			"      --no-fixed       leave out the fixed-size "
+			"tables\n",
+			MAX_PEERS);
 		help_out(f, 0);
 		break;
 	case CMD_PARALLEL:
@@ -762,6 +784,19 @@ int main(int argc, char **argv)
 			break;
 		case O_PARALLEL:
 			opt.calib_parallel = 1;
+			break;
+		case O_PEER: {
+			char err[512], msg[1200];
+
+			if (peer_load(optarg, err, sizeof(err))) {
+				snprintf(msg, sizeof(msg), "--peer '%s': %s",
+					 optarg, err);
+				bad("%s", msg);
+			}
+			break;
+		}
+		case O_FIXED:
+			opt.no_fixed = 1;
 			break;
 		case O_BASIS:
 			if (!strcmp(optarg, "both"))
