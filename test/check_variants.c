@@ -91,13 +91,25 @@ static void check_copy(const struct fm_variant *v, size_t n, size_t sa,
 static const size_t sampled_align[] = { 0, 1, 7, 15, 31, 33, 63 };
 #define NSAMPLED (sizeof(sampled_align) / sizeof(sampled_align[0]))
 
+/*
+ * Every size up to 4 KiB (1 KiB quick), where the small-size classes and
+ * the masked vectors live; up to 256 B (48 quick) every pair of source and
+ * destination alignments, above that the sampled pairs and 16 more that
+ * move with n, so that consecutive sizes cover every alignment of each.
+ */
 static void copy_sizes(const struct fm_variant *v)
 {
 	size_t all_upto = quick_mode() ? 48 : 256;
+	size_t every_size_upto = quick_mode() ? 1024 : 4096;
 	size_t large[128], nlarge;
 
-	for (size_t n = 0; n <= 1024; n++) {
-		if (n <= all_upto) {
+	for (size_t n = 0; n <= every_size_upto; n++) {
+		if (n > all_upto && n > 1024) {
+			for (size_t k = 0; k < 16; k++)
+				for (int back = 0; back < 2; back++)
+					check_copy(v, n, (n + 4 * k) & 63,
+						   (3 * n + 9 * k) & 63, back);
+		} else if (n <= all_upto) {
 			for (size_t sa = 0; sa < 64; sa++)
 				for (size_t da = 0; da < 64; da++)
 					for (int back = 0; back < 2; back++)
@@ -238,6 +250,12 @@ START_TEST(memset_variant)
 			for (size_t c = 0; c < 6; c++)
 				for (int back = 0; back < 2; back++)
 					check_set(v, n, a, values[c], back);
+	/* every size to 4 KiB, alignments moving with n (as copy_sizes) */
+	for (size_t n = 1025; !quick_mode() && n <= 4096; n++)
+		for (size_t k = 0; k < 8; k++)
+			for (int back = 0; back < 2; back++)
+				check_set(v, n, (n + 8 * k) & 63,
+					  values[(n + k) % 6], back);
 	nlarge = large_sizes(FM_OP_MEMSET, max_large(), large, 128);
 	for (size_t k = 0; k < nlarge; k++)
 		for (size_t a = 0; a < 64; a += 29)

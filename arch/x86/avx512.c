@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * AVX-512 variants (F, BW and VL, and BMI2 for bzhi; built with only those
- * flags): 64-byte zmm vectors, and byte-masked stores for sets below 64
+ * flags): 64-byte zmm vectors, and byte-masked loads and stores below 64
  * bytes, which need no size ladder of branches.  The copy and set
  * algorithms are vecops.h's.
  */
@@ -30,16 +30,24 @@ static inline __mmask64 mask_le64(size_t n)
 }
 
 /*
- * n <= 64 bytes in one masked store, without a ladder of size branches (sets
- * only: masked copies lost the replays to vecops.h's classes).  Masked-off
- * bytes are neither written nor can fault (but see near_page_end() in
- * vecops.h for what they cost near an unmapped page).
+ * n <= 64 bytes in one masked load and store, without a ladder of size
+ * branches.  Masked-off bytes are neither read nor written and cannot fault
+ * (but see copy_small() and near_page_end() in vecops.h for what they cost
+ * near an unmapped page).
  */
+static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
+{
+	__mmask64 k = mask_le64(n);
+
+	_mm512_mask_storeu_epi8(d, k, _mm512_maskz_loadu_epi8(k, s));
+}
+
 static inline void mask_set(unsigned char *d, int c, size_t n)
 {
 	_mm512_mask_storeu_epi8(d, mask_le64(n), VSPLAT(c));
 }
 
+#define VMASK_COPY mask_copy
 #define VMASK_SET mask_set
 
 #include "vecops.h"
