@@ -4,7 +4,7 @@
  * fm_memset_parallel, fm_clear_pages_parallel, and the pool of worker
  * threads they share.
  *
- * One core cannot saturate memory (README "Parallel copies and clears"), so
+ * One core cannot saturate memory (docs/parallel.md), so
  * a huge call is cut into page-aligned chunks (of the destination) that the
  * calling thread and up to nthreads - 1 workers take in turn.  Every chunk
  * is done by the single-thread call with the streaming decision the
@@ -55,9 +55,9 @@
  * Cap on the automatic count when FASTMEM_THREADS (or threads in the config
  * file) does not set one.  The count never exceeds the CPUs of the affinity
  * mask: on the development machine 4 threads on its 2 CPUs ran at
- * 0.96-1.05x of 2 threads (fastmem-bench parallel, README).  Beyond 2 CPUs
- * nothing could be measured there; 8 is an assumption (a few cores
- * saturate a socket's memory channels, and every thread is a wake-up), to
+ * 0.96-1.05x of 2 threads (fastmem-bench parallel, docs/parallel.md).
+ * Beyond 2 CPUs nothing could be measured there; 8 is an assumption (a few
+ * cores saturate a socket's memory channels, and every thread is a wake-up), to
  * be replaced by measurements on larger machines.
  */
 #define AUTO_CAP 8

@@ -22,7 +22,7 @@ static size_t per_thread(size_t size, unsigned sharing)
 }
 
 /*
- * The formula (fastmem(3), README "Thresholds"), from measurements on the
+ * The formula (fastmem(3), docs/policy.md), from measurements on the
  * development machine (Zen 5 KVM guest, 1 MiB L2 per core, glibc 2.36):
  *  - copies: below the threshold the policy uses rep movsb, which fills
  *    whole destination lines without reading them; streaming stores only

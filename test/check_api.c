@@ -248,7 +248,7 @@ END_TEST
 
 /*
  * The names libcpuid 0.6.2 gives (from real CPUID dumps, from the Xeon of
- * ../shared/measurements/xeon-6-207 and from the Zen 5 EPYC guest, family
+ * docs/measurements/xeon-6-207 and from the Zen 5 EPYC guest, family
  * 0x1a model 2, it calls "Abu Dhabi"): its rows for Intel family 6 models up
  * to 0xf named a newer model are guesses, and its AMD rows named a CPU of
  * another family; everything else stands.

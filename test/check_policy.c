@@ -258,7 +258,7 @@ END_TEST
 /*
  * The calibration's answer is consistent (whether the probe then tells
  * cached from cold data is a matter of timing on a shared host: that is
- * measured, not tested; README "How the policy decides"), and buffers too
+ * measured, not tested; docs/policy.md), and buffers too
  * small to spread eight loads over are never called cold.
  */
 START_TEST(probe_calibration)

@@ -12,7 +12,7 @@
  *  - The 970 and the Cell come from __builtin_cpu_is (the TCB again) or the
  *    AT_PLATFORM string.  qemu-user passes no AT_PLATFORM, so under qemu
  *    neither is ever detected; FASTMEM_MEMCPY=cell still forces the family.
- *  - dcbz is probed, not trusted (DESIGN.md principle 7): one dcbz on a
+ *  - dcbz is probed, not trusted (docs/design.md): one dcbz on a
  *    scratch line of 0xff bytes, and the zeroed bytes counted.  The feature
  *    is set, and the size published to the dcbz variants, only when that
  *    count equals AT_DCACHEBSIZE and divides the variants' 128-byte stride.

@@ -159,7 +159,7 @@ static const struct fm_x86_class classes[] = {
 		 * cold sets of 8-256 MiB ran 2.3-2.8x glibc (versus.txt) */
 		.copy_nt_prefetch = 2048,
 		.set_nt_pages = 8,
-		.source = "shared/measurements/xeon-6-207 (family 6 model 207, "
+		.source = "docs/measurements/xeon-6-207 (family 6 model 207, "
 			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
 			  "set.txt, copy.txt",
 	},
@@ -182,8 +182,8 @@ static const struct fm_x86_class unknown = {
 	.copy_nt_prefetch = 2048,
 	.set_nt_pages = 8,
 	.set_clzero = 1,
-	.source = "the Zen 5 development machine's formula (README "
-		  "\"How the policy decides\")",
+	.source = "the Zen 5 development machine's formula "
+		  "(docs/policy.md)",
 };
 
 void fm_x86_cpu_id(struct fm_x86_id *id)

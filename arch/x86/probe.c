@@ -3,7 +3,7 @@
  * The residency probe: is the data of a large copy or set in the caches?
  *
  * Streaming stores win when the data is not cached and lose when it is (the
- * 2005 read-back seed; shared/measurements/xeon-6-207: streaming a cold
+ * 2005 read-back seed; docs/measurements/xeon-6-207: streaming a cold
  * 2-32 MiB copy wins 1.16-1.31x even counting the read-back, streaming the
  * same copy of cached data loses 0.59-0.82x).  Size cannot tell the two
  * apart; a few loads can.  Eight loads spread over the buffer, issued
