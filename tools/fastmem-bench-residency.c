@@ -4,7 +4,7 @@
  *
  * Streaming stores win when the data is not in the cache and is not read
  * soon, and lose when it is (the 2005 read-back seed; the Intel
- * measurements in shared/measurements/xeon-6-207).  Size alone cannot tell
+ * measurements in docs/measurements/xeon-6-207).  Size alone cannot tell
  * the two apart, so each table fixes where the source and the destination
  * are (cached: the same buffer every call; cold: swept over a region far
  * larger than the caches; fresh: never touched, its pages faulted in by the
