@@ -293,6 +293,23 @@ static inline void copy_lt32(u8 *d, const u8 *s, size_t n)
 	}
 }
 
+/* VEC <= n <= 8 VEC (smaller n has been copied): copies and says so */
+static FM_ALWAYS_INLINE int copy_to_8vec(u8 *d, const u8 *s, size_t n)
+{
+	if (FM_LIKELY(n <= 2 * VEC)) {
+		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
+
+		VSTOREU(d, a);
+		VSTOREU(d + n - VEC, b);
+		return 1;
+	}
+	if (FM_LIKELY(n <= 8 * VEC)) {
+		copy_le8(d, s, n);
+		return 1;
+	}
+	return 0;
+}
+
 #ifdef VMASK_COPY
 /*
  * n <= 8 VEC: copies and says so.  Below VEC in one masked vector, which
@@ -316,18 +333,7 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 		VMASK_COPY(d, s, n);
 		return 1;
 	}
-	if (FM_LIKELY(n <= 2 * VEC)) {
-		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
-
-		VSTOREU(d, a);
-		VSTOREU(d + n - VEC, b);
-		return 1;
-	}
-	if (FM_LIKELY(n <= 8 * VEC)) {
-		copy_le8(d, s, n);
-		return 1;
-	}
-	return 0;
+	return copy_to_8vec(d, s, n);
 }
 #else
 /*
@@ -336,53 +342,11 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
  */
 static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 {
-#if VEC > 32
-	/*
-	 * Unhinted for zmm: GCC then lays 8-31 B out with its own return,
-	 * not a jump back to a shared one; on Zen 5 gcc's replay (60% 8 B
-	 * copies) went from 0.99x glibc to 1.03x in the L1 arena, 0.93x to
-	 * 1.06x in the LLC one, sort's (32/64 B) from 1.03x to 1.05x (8
-	 * interleaved runs).  Hinted likely, sort lost 20%.
-	 */
-	if (n < 32) {
-#else
 	if (FM_UNLIKELY(n < 32)) {
-#endif
 		copy_lt32(d, s, n);
 		return 1;
 	}
-#if VEC > 32
-	/*
-	 * zmm families: 32-64 B in two ymm, as the avx2 family does.  These
-	 * classes replaced two masked zmm below 64 B (bzhi, kmov, masked
-	 * load and store, after a check for a page's end), which lost every
-	 * replay on Zen 5: L1 arena 0.89-0.99x glibc -> 1.01-1.10x, LLC
-	 * 0.77-0.97x -> 0.95-1.05x (4 interleaved runs each); hot fixed
-	 * 8-24 B went from 1.14-1.31x to 0.99-1.01x, 64 B from 0.89x to 1.12x.
-	 */
-	if (FM_LIKELY(n <= 64)) {
-		__m256i a =
-			_mm256_loadu_si256((const __m256i *)(const void *)s);
-		__m256i b = _mm256_loadu_si256(
-			(const __m256i *)(const void *)(s + n - 32));
-
-		_mm256_storeu_si256((__m256i *)(void *)d, a);
-		_mm256_storeu_si256((__m256i *)(void *)(d + n - 32), b);
-		return 1;
-	}
-#endif
-	if (FM_LIKELY(n <= 2 * VEC)) {
-		vec_t a = VLOADU(s), b = VLOADU(s + n - VEC);
-
-		VSTOREU(d, a);
-		VSTOREU(d + n - VEC, b);
-		return 1;
-	}
-	if (FM_LIKELY(n <= 8 * VEC)) {
-		copy_le8(d, s, n);
-		return 1;
-	}
-	return 0;
+	return copy_to_8vec(d, s, n);
 }
 
 #endif
