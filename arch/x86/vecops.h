@@ -72,17 +72,6 @@ static inline void copy_lt_vec(u8 *d, const u8 *s, size_t n)
 	fm_copy_lt16(d, s, n);
 }
 
-/*
- * A masked vector reaches VEC bytes from d whatever n is.  Where that
- * crosses into a page that would fault, the masked-off bytes cost an assist
- * of ~700 cycles on Zen 5 (an 8-byte copy ending at a guard page took 674
- * TSC ticks instead of 4), so within VEC of a page's end the ladder runs.
- */
-static inline int near_page_end(const void *d)
-{
-	return ((uintptr_t)d & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - VEC;
-}
-
 /* n <= 2 VEC; below VEC falls through */
 static inline void copy_le2(u8 *d, const u8 *s, size_t n)
 {
@@ -322,10 +311,18 @@ static FM_ALWAYS_INLINE int copy_to_8vec(u8 *d, const u8 *s, size_t n)
  * it replaced (f850fbf) had won only on 8192-call sequences, short enough
  * for the branch predictor to learn.
  *
- * No check for a page's end, unlike sets: a branch-free one (six
+ * No check for a page's end (sets have none either): a branch-free one (six
  * instructions) or glibc's (two branches) cost 10-25% of the fleet gain.
  * The price is an assist (~700 cycles on Zen 5) on the rare call whose
  * masked-off bytes reach an unmapped or not yet faulted page.
+ *
+ * Not kept: 65-128 B in the same branch as 0-64, by a second masked vector
+ * that is masked off below 65 B (at d + 64, or at d itself so as to touch
+ * no other line).  With no branch at 64 B the L1 arena went from 2.38x to
+ * 2.83x (fleet) and 1.63x to 2.07x (recorded programs), but the LLC arena
+ * fell 1.82x -> 1.59x and the memory arena 1.05x -> 0.88x, and hot
+ * misaligned copies of 1-63 B 1.15x -> 0.80x: the masked-off access still
+ * costs a load and a store slot, and under misses those are what runs out.
  */
 static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 {
@@ -468,12 +465,10 @@ static inline void set_le2(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n < VEC)) {
 #ifdef VMASK_SET
-		if (FM_LIKELY(!near_page_end(d))) {
-			VMASK_SET(d, c, n);
-			return;
-		}
-#endif
+		VMASK_SET(d, c, n);
+#else
 		set_lt_vec(d, c, n);
+#endif
 		return;
 	}
 	vec_t v = VSPLAT(c);
@@ -663,14 +658,17 @@ static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
  * 0.89-0.90x to 0.98-1.13x in the LLC one (4 interleaved runs each) where
  * the 2 VEC check came first.  64 B in the masked class too: hot 64 B sets
  * 0.97x -> 1.12x, 88-256 B 0.85-0.95x -> 0.94-1.01x, replays unchanged.
+ *
+ * No check for a page's end, as for copies: without it the fleet
+ * distributions' sets went from 1.02x glibc to 1.10x in the L1 and LLC
+ * arenas, the recorded programs' from 1.08-1.10x to 1.20-1.21x, the memory
+ * arena unchanged at 1.02-1.03x (3 interleaved runs, AOCL-LibMem 1.05x in
+ * the same runs; docs/measurements/zen5-guest.md, 2026-12-02 second part).
  */
 static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n <= VEC)) {
-		if (FM_LIKELY(!near_page_end(d)))
-			VMASK_SET(d, c, n);
-		else
-			set_le2(d, c, n);
+		VMASK_SET(d, c, n);
 		return 1;
 	}
 	if (FM_LIKELY(n <= 2 * VEC)) {
