@@ -81,6 +81,7 @@ const char *fm_op_env_name(enum fm_op op)
 	}
 }
 
+/* fm_op_name() as the library calls it: hidden, so never through the PLT */
 const char *fm_op_key(enum fm_op op)
 {
 	switch (op) {
@@ -92,9 +93,16 @@ const char *fm_op_key(enum fm_op op)
 		return "memset";
 	case FM_OP_COPY_PAGE:
 		return "copy_page";
-	default:
+	case FM_OP_CLEAR_PAGE:
 		return "clear_page";
+	default:
+		return 0;
 	}
+}
+
+const char *fm_op_name(enum fm_op op)
+{
+	return fm_op_key(op);
 }
 
 /* --- features ----------------------------------------------------------- */

@@ -38,7 +38,8 @@
 #define EXACT (FM_TRACE_EXACT_MAX + 1)
 #define BUCKETS (EXACT + (int)(8 * sizeof(size_t)) - 12)
 
-enum { T_MEMCPY, T_MEMMOVE, T_MEMSET, T_OPS };
+/* the byte-wise ops, by fm_op's numbers */
+#define T_OPS (FM_OP_MEMSET + 1)
 
 static uint64_t counts[T_OPS][BUCKETS];
 static uint64_t aligned64[T_OPS];
@@ -75,19 +76,19 @@ static inline void count(int op, const void *d, const void *s, size_t n,
 
 static void *trace_memcpy(void *d, const void *s, size_t n)
 {
-	count(T_MEMCPY, d, s, n, 1);
+	count(FM_OP_MEMCPY, d, s, n, 1);
 	return trace_memcpy_target(d, s, n);
 }
 
 static void *trace_memmove(void *d, const void *s, size_t n)
 {
-	count(T_MEMMOVE, d, s, n, 1);
+	count(FM_OP_MEMMOVE, d, s, n, 1);
 	return trace_memmove_target(d, s, n);
 }
 
 static void *trace_memset(void *d, int c, size_t n)
 {
-	count(T_MEMSET, d, 0, n, 0);
+	count(FM_OP_MEMSET, d, 0, n, 0);
 	return trace_memset_target(d, c, n);
 }
 
@@ -179,13 +180,6 @@ static void out_u64(struct out *o, uint64_t v)
 	out_str(o, num);
 }
 
-static const char *op_name(int op)
-{
-	return op == T_MEMCPY	 ? "memcpy"
-	       : op == T_MEMMOVE ? "memmove"
-				 : "memset";
-}
-
 /* PATH with %p replaced by the process id and %% by %; 0 if too long. */
 static int expand(const char *path, char *out, size_t size, long pid)
 {
@@ -264,17 +258,17 @@ static void write_counts(struct out *o, long pid)
 			total += __atomic_load_n(&counts[op][i],
 						 __ATOMIC_RELAXED);
 		out_str(o, "calls ");
-		out_str(o, op_name(op));
+		out_str(o, fm_op_key((enum fm_op)op));
 		out_str(o, " ");
 		out_u64(o, total);
 		out_str(o, "\naligned64 ");
-		out_str(o, op_name(op));
+		out_str(o, fm_op_key((enum fm_op)op));
 		out_str(o, " ");
 		out_u64(o, __atomic_load_n(&aligned64[op], __ATOMIC_RELAXED));
 		out_str(o, "\n");
-		if (op != T_MEMSET) {
+		if (op != FM_OP_MEMSET) {
 			out_str(o, "overlapping ");
-			out_str(o, op_name(op));
+			out_str(o, fm_op_key((enum fm_op)op));
 			out_str(o, " ");
 			out_u64(o, __atomic_load_n(&overlapping[op],
 						   __ATOMIC_RELAXED));
@@ -287,7 +281,7 @@ static void write_counts(struct out *o, long pid)
 						     __ATOMIC_RELAXED);
 			if (!c)
 				continue;
-			out_str(o, op_name(op));
+			out_str(o, fm_op_key((enum fm_op)op));
 			out_str(o, " ");
 			if (i < EXACT) {
 				out_u64(o, (uint64_t)i);

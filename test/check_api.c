@@ -194,6 +194,33 @@ START_TEST(introspection)
 }
 END_TEST
 
+/*
+ * One name per operation, the same everywhere: the config key and the
+ * FASTMEM_<NAME> variable are built from it, and every variant of the op
+ * says which op it belongs to.
+ */
+START_TEST(op_names)
+{
+	static const char *const want[FM_OP_COUNT] = {
+		"memcpy", "memmove", "memset", "copy_page", "clear_page",
+	};
+
+	for (int op = 0; op < FM_OP_COUNT; op++) {
+		const struct fm_variant *list;
+		size_t n = fm_variants((enum fm_op)op, &list);
+
+		ck_assert_ptr_nonnull(fm_op_name((enum fm_op)op));
+		ck_assert_str_eq(fm_op_name((enum fm_op)op), want[op]);
+		ck_assert_uint_gt(n, 0);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_int_eq(list[i].op, op);
+	}
+	ck_assert_ptr_null(fm_op_name(FM_OP_COUNT));
+	ck_assert_ptr_null(fm_op_name((enum fm_op)-1));
+	ck_assert_ptr_null(fm_op_name((enum fm_op)99));
+}
+END_TEST
+
 static int has_feature(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -426,6 +453,7 @@ int main(void)
 	tcase_add_test(tc, dispatched_sets);
 	tcase_add_test(tc, pages_any_alignment);
 	tcase_add_test(tc, introspection);
+	tcase_add_test(tc, op_names);
 	tcase_add_test(tc, detection_matches_libcpuid);
 	tcase_add_test(tc, codename_guesses);
 	tcase_add_test(tc, codename_through_libcpuid);

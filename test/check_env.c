@@ -22,10 +22,6 @@
 static char self[PATH_MAX];
 static char tmpdir[PATH_MAX];
 
-static const char *const op_names[FM_OP_COUNT] = {
-	"memcpy", "memmove", "memset", "copy_page", "clear_page",
-};
-
 /* --- the child ---------------------------------------------------------- */
 
 static int child(void)
@@ -33,7 +29,7 @@ static int child(void)
 	static unsigned char a[300000], b[300000];
 
 	for (int op = 0; op < FM_OP_COUNT; op++)
-		printf("%s %s|%s|%zu|%s\n", op_names[op], fm_selected(op),
+		printf("%s %s|%s|%zu|%s\n", fm_op_name(op), fm_selected(op),
 		       fm_selected_reason(op), fm_nt_threshold(op),
 		       fm_nt_threshold_source(op));
 	printf("notes %s\n", fm_cpu_notes());
@@ -126,7 +122,7 @@ static const char *field(const struct result *r, enum fm_op op, int f)
 	char key[32];
 	const char *p;
 
-	snprintf(key, sizeof(key), "%s ", op_names[op]);
+	snprintf(key, sizeof(key), "%s ", fm_op_name(op));
 	for (p = r->out; p && strncmp(p, key, strlen(key));
 	     p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		;

@@ -235,10 +235,6 @@ static void flush_batch(struct job *j, size_t p0, long k)
 
 /* --- rows from the registry ---------------------------------------------- */
 
-static const char *const op_keys[FM_OP_COUNT] = {
-	"memcpy", "memmove", "memset", "copy_page", "clear_page",
-};
-
 static const char *const dispatch_names[FM_OP_COUNT] = {
 	"fm_memcpy",	"fm_memmove",	  "fm_memset",
 	"fm_copy_page", "fm_clear_pages",
@@ -315,7 +311,7 @@ void check_variant_args(const enum fm_op *ops, int nops)
 			const struct fm_variant *list;
 			size_t n = fm_variants(ops[k], &list);
 
-			fprintf(stderr, " %s (", op_keys[ops[k]]);
+			fprintf(stderr, " %s (", fm_op_name(ops[k]));
 			for (size_t j = 0; j < n; j++)
 				fprintf(stderr, "%s%s", j ? ", " : "",
 					list[j].name);
@@ -465,7 +461,7 @@ int series_for_op(enum fm_op op, struct series *out, int max, int with_ref,
 		}
 	}
 	if (sl)
-		note("%s variants not usable here, skipped: %s", op_keys[op],
+		note("%s variants not usable here, skipped: %s", fm_op_name(op),
 		     skipped);
 	return c;
 }

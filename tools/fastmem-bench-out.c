@@ -24,10 +24,6 @@
 #include <gnu/libc-version.h>
 #endif
 
-static const char *const op_keys[FM_OP_COUNT] = {
-	"memcpy", "memmove", "memset", "copy_page", "clear_page",
-};
-
 #define MAX_TABLES 64
 #define MAX_NOTES 64
 
@@ -162,7 +158,7 @@ void print_header(void)
 	for (int op = 0; op < FM_OP_COUNT; op++)
 		sl += (size_t)snprintf(
 			sel + sl, sizeof(sel) - sl, "%s%s %s%s%s%s",
-			op ? ", " : "", op_keys[op], fm_selected(op),
+			op ? ", " : "", fm_op_name(op), fm_selected(op),
 			strcmp(fm_selected_reason(op), "auto") ? " [" : "",
 			strcmp(fm_selected_reason(op), "auto")
 				? fm_selected_reason(op)
@@ -190,7 +186,7 @@ void print_header(void)
 				fmt_size(v, d, sizeof(d));
 			ll += (size_t)snprintf(line + ll, sizeof(line) - ll,
 					       "%s%s %s", ll ? ", " : "",
-					       op_keys[o], d);
+					       fm_op_name(o), d);
 		}
 		header_line(f, key, "%s: %s", line, src);
 		key = "";
@@ -272,7 +268,7 @@ static void json_machine(FILE *f)
 		size_t v = fm_nt_threshold(op);
 
 		fprintf(f, "%s\"%s\":{\"selected\":", op ? "," : "",
-			op_keys[op]);
+			fm_op_name(op));
 		json_str(f, fm_selected(op));
 		fprintf(f, ",\"reason\":");
 		json_str(f, fm_selected_reason(op));

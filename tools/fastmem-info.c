@@ -20,10 +20,6 @@
 #include "codename.h"
 #endif
 
-static const char *const op_names[FM_OP_COUNT] = {
-	"memcpy", "memmove", "memset", "copy_page", "clear_page",
-};
-
 struct identity {
 	char vendor[32];
 	char brand[80];
@@ -283,7 +279,7 @@ static void print_text(const struct identity *id)
 		const char *sel = fm_selected(op);
 
 		human_size(fm_nt_threshold(op), a, sizeof(a));
-		printf("%-11s selected %s (%s)\n", op_names[op], sel,
+		printf("%-11s selected %s (%s)\n", fm_op_name(op), sel,
 		       fm_selected_reason(op));
 		printf("            streams from %s: %s\n", a,
 		       fm_nt_threshold_source(op));
@@ -363,7 +359,7 @@ static void print_json(const struct identity *id)
 		size_t n = fm_variants(op, &list);
 		size_t t = fm_nt_threshold(op);
 
-		printf("%s\"%s\":{\"selected\":", op ? "," : "", op_names[op]);
+		printf("%s\"%s\":{\"selected\":", op ? "," : "", fm_op_name(op));
 		json_str(fm_selected(op));
 		printf(",\"reason\":");
 		json_str(fm_selected_reason(op));

@@ -193,12 +193,8 @@ int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 int fm_arch_streams_below(enum fm_op op, const void *d, const void *s, size_t n)
 {
 	const struct fm_x86_tune *t = fm_x86_tune();
-	int xop = op == FM_OP_MEMSET	? FM_X_SET
-		  : op == FM_OP_MEMMOVE ? FM_X_MOVE
-		  : op == FM_OP_MEMCPY	? FM_X_COPY
-					: -1;
 
 	/* the page calls never probe */
-	return xop >= 0 && n >= t->stream_min[xop] &&
-	       fm_x86_stream(t, xop, d, xop == FM_X_SET ? 0 : s, n);
+	return (int)op < FM_X_OPS && n >= t->stream_min[op] &&
+	       fm_x86_stream(t, op, d, op == FM_OP_MEMSET ? 0 : s, n);
 }

@@ -135,8 +135,6 @@ static void rep_overrides(struct fm_x86_tune *t, const struct fm_settings *st)
  */
 static const struct fm_x86_tune *tune_init(void)
 {
-	static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
-						  FM_OP_MEMSET };
 	const struct fm_x86_class *k = fm_x86_class();
 	struct fm_settings scratch;
 	const struct fm_settings *st = fm_settings_get(&scratch);
@@ -148,17 +146,17 @@ static const struct fm_x86_tune *tune_init(void)
 
 	fm_arch_cache_info(&ci);
 	for (int op = 0; op < FM_X_OPS; op++) {
-		uint8_t csrc = st->cold_src[ops[op]];
+		uint8_t csrc = st->cold_src[op];
 
 		/* a set cold crossover counts unless a threshold set with more
 		 * weight (the environment over a config file) came alone; 0
 		 * (unset) is "the class's", so a set 0 is 1 byte */
-		if (csrc && csrc < st->nt_src[ops[op]])
+		if (csrc && csrc < st->nt_src[op])
 			csrc = 0;
 		cold[op] =
-			csrc ? (st->cold[ops[op]] ? st->cold[ops[op]] : 1) : 0;
+			csrc ? (st->cold[op] ? st->cold[op] : 1) : 0;
 		cold_set |= cold[op] != 0;
-		explicit_thr[op] = st->nt_src[ops[op]] != 0;
+		explicit_thr[op] = st->nt_src[op] != 0;
 	}
 	want = st->probe != FM_PROBE_OFF &&
 	       (k->copy_cold.base != FM_X_NEVER ||
@@ -349,14 +347,11 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len, ")");
 	}
 	for (int op = 0; op < FM_X_OPS; op++) {
-		static const enum fm_op ops[FM_X_OPS] = { FM_OP_MEMCPY,
-							  FM_OP_MEMMOVE,
-							  FM_OP_MEMSET };
 		size_t m = t->stream_min[op];
 
 		put(notes, sizeof(notes), &len, "; below its threshold ");
-		put(notes, sizeof(notes), &len, fm_op_key(ops[op]));
-		if (m == SIZE_MAX || m >= fm_threshold(ops[op])) {
+		put(notes, sizeof(notes), &len, fm_op_key((enum fm_op)op));
+		if (m == SIZE_MAX || m >= fm_threshold((enum fm_op)op)) {
 			put(notes, sizeof(notes), &len, " never streams");
 			continue;
 		}

@@ -112,8 +112,17 @@ FM_HIDDEN int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal,
 /* --- the crossovers in force (tune.c) --------------------------------------
  */
 
-/* Ops whose automatic policy may stream below the threshold (stream[]). */
-enum { FM_X_COPY, FM_X_MOVE, FM_X_SET, FM_X_OPS };
+/*
+ * Ops whose automatic policy may stream below the threshold (stream[]):
+ * fm_op's first three, by the same numbers.
+ */
+enum {
+	FM_X_COPY = FM_OP_MEMCPY,
+	FM_X_MOVE = FM_OP_MEMMOVE,
+	FM_X_SET = FM_OP_MEMSET,
+	FM_X_OPS
+};
+_Static_assert(FM_X_OPS == FM_OP_MEMSET + 1, "x86 ops are fm_op's first");
 
 struct fm_x86_tune {
 	size_t copy_rep_min;	 /* temporal copies use rep movsb from here */

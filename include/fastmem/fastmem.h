@@ -56,6 +56,13 @@ enum fm_op {
 	FM_OP_COUNT
 };
 
+/*
+ * The operation's name: "memcpy", "memmove", "memset", "copy_page",
+ * "clear_page" (also its key in a config file, and FASTMEM_<NAME> forces its
+ * variant); NULL for anything else.
+ */
+FM_API const char *fm_op_name(enum fm_op op);
+
 /* Flags of a variant. */
 #define FM_VARIANT_NT 0x1u	/* always streams past the cache */
 #define FM_VARIANT_POLICY 0x2u	/* chooses among other variants by size */
