@@ -216,7 +216,7 @@ START_TEST(op_names)
 			ck_assert_int_eq(list[i].op, op);
 	}
 	ck_assert_ptr_null(fm_op_name(FM_OP_COUNT));
-	ck_assert_ptr_null(fm_op_name((enum fm_op)-1));
+	ck_assert_ptr_null(fm_op_name((enum fm_op)(FM_OP_COUNT + 1)));
 	ck_assert_ptr_null(fm_op_name((enum fm_op)99));
 }
 END_TEST

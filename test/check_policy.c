@@ -423,6 +423,60 @@ START_TEST(rep_movsb_aliasing_policy)
 END_TEST
 
 /*
+ * The set policy's order, with made-up crossovers and the probe off (its
+ * answers are then the size crossovers'): rep stosb where it streams by
+ * itself, else streaming from the threshold or from size_min below it (the
+ * dispatched memset only), else rep stosb, else the timed start (dispatched
+ * only), else the loop.  Addresses only: nothing is set.
+ */
+START_TEST(set_how_decision)
+{
+	struct fm_x86_tune t;
+	const void *d = (const void *)((uintptr_t)1 << 30);
+
+	memset(&t, 0, sizeof(t));
+	t.set_rep_timed = 64 << 10;
+	t.set_rep_min = 1 << 20;
+	t.set_rep_streams = 64 << 20;
+	for (int op = 0; op < FM_X_OPS; op++)
+		t.stream_min[op] = t.size_min[op] = SIZE_MAX;
+	t.ready = 1;
+	for (int probe = 0; probe < 2; probe++) {
+		size_t thr = 16 << 20;
+
+		ck_assert_int_eq(fm_x86_set_how(&t, d, 32 << 10, thr, probe),
+				 FM_X_LOOP);
+		ck_assert_int_eq(fm_x86_set_how(&t, d, 64 << 10, thr, probe),
+				 probe ? FM_X_TIMED : FM_X_LOOP);
+		ck_assert_int_eq(fm_x86_set_how(&t, d, 1 << 20, thr, probe),
+				 FM_X_REP);
+		ck_assert_int_eq(fm_x86_set_how(&t, d, thr - 1, thr, probe),
+				 FM_X_REP);
+		ck_assert_int_eq(fm_x86_set_how(&t, d, thr, thr, probe),
+				 FM_X_STREAM);
+		ck_assert_int_eq(fm_x86_set_how(&t, d, 64 << 20, thr, probe),
+				 FM_X_REP);
+		/* a threshold above rep stosb's own streaming never decides */
+		ck_assert_int_eq(
+			fm_x86_set_how(&t, d, 64 << 20, SIZE_MAX, probe),
+			FM_X_REP);
+		/* below the threshold, by size alone (the probe is off) */
+		t.stream_min[FM_X_SET] = t.size_min[FM_X_SET] = 512 << 10;
+		ck_assert_int_eq(fm_x86_set_how(&t, d, 512 << 10, thr, probe),
+				 probe ? FM_X_STREAM : FM_X_LOOP);
+		ck_assert_int_eq(
+			fm_x86_set_how(&t, d, (512 << 10) - 1, thr, probe),
+			probe ? FM_X_TIMED : FM_X_LOOP);
+		t.stream_min[FM_X_SET] = t.size_min[FM_X_SET] = SIZE_MAX;
+	}
+	/* no timed start where the class has none */
+	t.set_rep_timed = SIZE_MAX;
+	ck_assert_int_eq(fm_x86_set_how(&t, d, 64 << 10, 16 << 20, 1),
+			 FM_X_LOOP);
+}
+END_TEST
+
+/*
  * A set's first FM_SET_TIMED bytes took dt ticks: the rest by rep stosb
  * when dt is above set_cold_ticks and not a page fault; and never without
  * rep stosb (no ERMS) or the probe.
@@ -609,6 +663,7 @@ int main(void)
 	tcase_add_test(tc, rep_movsb_aliasing);
 	tcase_add_test(tc, rep_movsb_aliasing_policy);
 	tcase_add_test(tc, set_timed_decision);
+	tcase_add_test(tc, set_how_decision);
 	tcase_add_test(tc, set_timed_both_ways);
 	tcase_add_test(tc, streamed_sets_any_pages);
 	suite_add_tcase(s, tc);

@@ -359,7 +359,8 @@ static void print_json(const struct identity *id)
 		size_t n = fm_variants(op, &list);
 		size_t t = fm_nt_threshold(op);
 
-		printf("%s\"%s\":{\"selected\":", op ? "," : "", fm_op_name(op));
+		printf("%s\"%s\":{\"selected\":", op ? "," : "",
+		       fm_op_name(op));
 		json_str(fm_selected(op));
 		printf(",\"reason\":");
 		json_str(fm_selected_reason(op));

@@ -153,8 +153,7 @@ static const struct fm_x86_tune *tune_init(void)
 		 * (unset) is "the class's", so a set 0 is 1 byte */
 		if (csrc && csrc < st->nt_src[op])
 			csrc = 0;
-		cold[op] =
-			csrc ? (st->cold[op] ? st->cold[op] : 1) : 0;
+		cold[op] = csrc ? (st->cold[op] ? st->cold[op] : 1) : 0;
 		cold_set |= cold[op] != 0;
 		explicit_thr[op] = st->nt_src[op] != 0;
 	}

@@ -722,23 +722,20 @@ static __attribute__((noinline)) void *set_timed(u8 *d, int c, size_t n,
 static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
 						      size_t thr, int probe)
 {
-	const struct fm_x86_tune *t;
+	const struct fm_x86_tune *t = fm_x86_tune();
 
-	t = fm_x86_tune();
-	/* where rep stosb streams by itself, faster than our stores */
-	if (n >= t->set_rep_streams)
-		return set_rep(d, c, n);
-	if ((n >= thr && !(probe && fm_x86_faulting(t, d, n))) ||
-	    (probe && n >= t->stream_min[FM_X_SET] &&
-	     fm_x86_stream(t, FM_X_SET, d, 0, n)))
+	switch (fm_x86_set_how(t, d, n, thr, probe)) {
+	case FM_X_STREAM:
 		return set_nt(d, c, n, t->clzero && !(unsigned char)c);
-	if (n >= t->set_rep_min)
+	case FM_X_REP:
 		return set_rep(d, c, n);
 #if VEC > 32
-	if (probe && n >= t->set_rep_timed)
+	case FM_X_TIMED:
 		return set_timed(d, c, n, t);
 #endif
-	return set_loop(d, c, n);
+	default:
+		return set_loop(d, c, n);
+	}
 }
 
 /* As copy_big */
@@ -831,16 +828,17 @@ static inline void pages_clear_auto(u8 *p, size_t npages, size_t thr)
 	const struct fm_x86_tune *t = fm_x86_tune();
 	size_t n = npages * FM_PAGE_SIZE;
 
-	if (n >= t->set_rep_streams) {
-		fm_rep_stosb(p, 0, n);
-	} else if (n >= thr) {
+	switch (fm_x86_set_how(t, p, n, thr, 0)) {
+	case FM_X_STREAM:
 		if (t->clzero)
 			fm_clzero_range(p, p + n);
 		else
 			pages_clear_nt(p, npages);
-	} else if (n >= t->set_rep_min) {
+		break;
+	case FM_X_REP:
 		fm_rep_stosb(p, 0, n);
-	} else {
+		break;
+	default:
 		pages_clear(p, npages);
 	}
 }

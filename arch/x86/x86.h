@@ -267,8 +267,8 @@ static inline int fm_rep_movsb_slow(const void *d, const void *s)
 	return (((uintptr_t)d - (uintptr_t)s) & 4095) - 1 < FM_LINE - 1;
 }
 
-/* How a copy past the small sizes and below its threshold is done */
-enum fm_x86_copy_how { FM_X_LOOP, FM_X_REP, FM_X_STREAM };
+/* How a copy or set past the small sizes is done (FM_X_TIMED: sets only) */
+enum fm_x86_how { FM_X_LOOP, FM_X_REP, FM_X_STREAM, FM_X_TIMED };
 
 /*
  * The copy policy's choice once the threshold has not decided (the vector
@@ -278,9 +278,9 @@ enum fm_x86_copy_how { FM_X_LOOP, FM_X_REP, FM_X_STREAM };
  * only from their threshold.  rep movsb only where copy_rep may run (forward,
  * the destination not within a line below the source) and is not slow.
  */
-static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
-						   const void *d, const void *s,
-						   size_t n, int op)
+static inline enum fm_x86_how fm_x86_copy_how(const struct fm_x86_tune *t,
+					      const void *d, const void *s,
+					      size_t n, int op)
 {
 	if (op >= 0 && n >= t->stream_min[op] && !fm_overlaps(d, s, n) &&
 	    fm_x86_stream(t, op, d, s, n))
@@ -312,6 +312,33 @@ static inline enum fm_x86_copy_how fm_x86_copy_how(const struct fm_x86_tune *t,
 static inline int fm_x86_set_rest_rep(const struct fm_x86_tune *t, uint64_t dt)
 {
 	return dt > t->set_cold_ticks && dt <= t->probe_fault;
+}
+
+/*
+ * The set policy's choice for n bytes past the small sizes (the vector
+ * families' set_big_policy), apart so that tests can check it with any
+ * crossovers, as fm_x86_copy_how.  thr: the streaming threshold; probe:
+ * whether streaming below it depends on where the data is (the dispatched
+ * memset) or not (the hints).  Whether a streamed zero fill uses clzero
+ * (t->clzero) is the caller's, which has the byte; FM_X_TIMED is for
+ * families whose loop is fast enough for the timed start (zmm).
+ */
+static inline enum fm_x86_how fm_x86_set_how(const struct fm_x86_tune *t,
+					     const void *d, size_t n,
+					     size_t thr, int probe)
+{
+	/* where rep stosb streams by itself, faster than our stores */
+	if (n >= t->set_rep_streams)
+		return FM_X_REP;
+	if ((n >= thr && !(probe && fm_x86_faulting(t, d, n))) ||
+	    (probe && n >= t->stream_min[FM_X_SET] &&
+	     fm_x86_stream(t, FM_X_SET, d, 0, n)))
+		return FM_X_STREAM;
+	if (n >= t->set_rep_min)
+		return FM_X_REP;
+	if (probe && n >= t->set_rep_timed)
+		return FM_X_TIMED;
+	return FM_X_LOOP;
 }
 
 static inline void fm_rep_stosb(void *d, int c, size_t n)
