@@ -36,6 +36,18 @@
  */
 #define ENTRY_ALIGN __attribute__((aligned(64)))
 
+/*
+ * The entry points put dst in the return register first, as glibc's do;
+ * GCC then ends each size class with a ret of its own, where it otherwise
+ * jumped back to one shared "mov %rdi, %rax; ret": a taken branch more on
+ * every path but the first (65-128 B copies and sets).
+ */
+#ifdef __x86_64__
+#define RETURN_DST_EARLY(p) __asm__("" : "+a"(p))
+#else
+#define RETURN_DST_EARLY(p) ((void)0)
+#endif
+
 #define FN(pre, post) FN_(pre, FAMILY, post)
 #define FN_(a, b, c) FN__(a, b, c)
 #define FN__(a, b, c) a##b##c
@@ -301,7 +313,7 @@ static FM_ALWAYS_INLINE int copy_to_8vec(u8 *d, const u8 *s, size_t n)
 
 #ifdef VMASK_COPY
 /*
- * n <= 8 VEC: copies and says so.  Below VEC in one masked vector, which
+ * n <= 8 VEC: copies and says so.  Up to VEC in one masked vector, which
  * has no size branch to mispredict when the sizes vary from call to call.
  * On Zen 5 (fastmem-bench replay with 65536-call sequences, 3 interleaved
  * runs, docs/measurements/zen5-guest.md) it took the fleet distributions
@@ -309,7 +321,10 @@ static FM_ALWAYS_INLINE int copy_to_8vec(u8 *d, const u8 *s, size_t n)
  * 1.17x to 1.66x; the memory arena moved 1.02x -> 0.95x (traces), where
  * each vector reaches a second line the bytes may not need.  The classes
  * it replaced (f850fbf) had won only on 8192-call sequences, short enough
- * for the branch predictor to learn.
+ * for the branch predictor to learn.  64 B in the masked class too (as
+ * sets): sort's moves of 32 and 64 B then take one branch, 0.90x -> 1.77x
+ * glibc, recorded programs L1 1.67x -> 1.86-1.90x, fleet L1 2.38x -> 2.46x
+ * (with RETURN_DST_EARLY; 3 runs, docs/measurements/zen5-guest.md).
  *
  * No check for a page's end (sets have none either): a branch-free one (six
  * instructions) or glibc's (two branches) cost 10-25% of the fleet gain.
@@ -326,7 +341,7 @@ static FM_ALWAYS_INLINE int copy_to_8vec(u8 *d, const u8 *s, size_t n)
  */
 static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 {
-	if (FM_LIKELY(n < VEC)) {
+	if (FM_LIKELY(n <= VEC)) {
 		VMASK_COPY(d, s, n);
 		return 1;
 	}
@@ -350,6 +365,7 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 
 ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
 		return dst;
 	return copy_loop(dst, src, n);
@@ -358,6 +374,7 @@ ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
 /* Streams whenever the buffers do not overlap and a loop would run. */
 ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
 		return dst;
 	if (fm_overlaps(dst, src, n))
@@ -412,6 +429,7 @@ static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
 ENTRY_ALIGN void *FN(copy_, _auto)(void *dst, const void *src, size_t n,
 				   size_t thr)
 {
+	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
 		return dst;
 	return copy_big(dst, src, n, thr, -1);
@@ -426,6 +444,7 @@ ENTRY_ALIGN void *FN(copy_, _auto)(void *dst, const void *src, size_t n,
  */
 ENTRY_ALIGN void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
 		return dst;
 	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMCPY),
@@ -434,6 +453,7 @@ ENTRY_ALIGN void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 
 ENTRY_ALIGN void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
 		return dst;
 	return copy_big(dst, src, n, fm_threshold_ready(FM_OP_MEMMOVE),
@@ -685,6 +705,7 @@ static FM_ALWAYS_INLINE int set_small(u8 *d, int c, size_t n)
 
 ENTRY_ALIGN void *FN(set_, )(void *dst, int c, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
 	return set_loop(dst, c, n);
@@ -692,6 +713,7 @@ ENTRY_ALIGN void *FN(set_, )(void *dst, int c, size_t n)
 
 ENTRY_ALIGN void *FN(set_, _nt)(void *dst, int c, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
 	return set_nt(dst, c, n, 0);
@@ -754,6 +776,7 @@ static FM_ALWAYS_INLINE void *set_big(u8 *d, int c, size_t n, size_t thr,
  */
 ENTRY_ALIGN void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 {
+	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
 	return set_big(dst, c, n, thr, 0);
@@ -762,6 +785,7 @@ ENTRY_ALIGN void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 /* As dispatched: see memcpy_<family>_auto */
 ENTRY_ALIGN void *FN(memset_, _auto)(void *dst, int c, size_t n)
 {
+	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
 	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET), 1);
