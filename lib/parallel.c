@@ -124,10 +124,11 @@ static void run_chunk(const struct job *j, size_t i)
 
 	switch (j->kind) {
 	case K_COPY:
-		fm_memcpy_hint(j->dst + a, j->src + a, b - a, j->hint);
+		fm_memcpy_hint_uncounted(j->dst + a, j->src + a, b - a,
+					 j->hint);
 		break;
 	case K_SET:
-		fm_memset_hint(j->dst + a, j->c, b - a, j->hint);
+		fm_memset_hint_uncounted(j->dst + a, j->c, b - a, j->hint);
 		break;
 	case K_CLEAR:
 		fm_clear_pages_hint(j->dst + a, (b - a) / PAGE, j->hint);
@@ -470,6 +471,8 @@ void *fm_memcpy_parallel(void *restrict dst, const void *restrict src, size_t n,
 	if (fm_overlaps(dst, src, n) ||
 	    !split(K_COPY, dst, src, 0, n, thread_count(n, nthreads)))
 		return fm_memcpy(dst, src, n);
+	/* tracing counts the call once, whole (fm_memcpy counts itself) */
+	fm_trace_count(FM_OP_MEMCPY, dst, src, n);
 	return dst;
 }
 
@@ -477,6 +480,7 @@ void *fm_memset_parallel(void *dst, int c, size_t n, unsigned nthreads)
 {
 	if (!split(K_SET, dst, NULL, c, n, thread_count(n, nthreads)))
 		return fm_memset(dst, c, n);
+	fm_trace_count(FM_OP_MEMSET, dst, NULL, n);
 	return dst;
 }
 

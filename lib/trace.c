@@ -93,6 +93,13 @@ static void *trace_memset(void *d, int c, size_t n)
 	return trace_memset_target(d, c, n);
 }
 
+void fm_trace_count(enum fm_op op, const void *d, const void *s, size_t n)
+{
+	if (FM_UNLIKELY(__atomic_load_n(&enabled, __ATOMIC_RELAXED)) &&
+	    op <= FM_OP_MEMSET)
+		count((int)op, d, s, n, op != FM_OP_MEMSET);
+}
+
 static int trace_requested(void)
 {
 	struct fm_settings scratch;
