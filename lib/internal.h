@@ -253,6 +253,22 @@ FM_HIDDEN void *fm_memcpy_hint_uncounted(void *restrict dst,
 FM_HIDDEN void *fm_memset_hint_uncounted(void *dst, int c, size_t n,
 					 enum fm_hint hint);
 
+/* The automatic thread count, timed (lib/autothreads.c), per kind of
+ * parallel call (0 copy, 1 set, 2 clear).  fm_auto_begin: split this large
+ * automatic call?  It may make the call a timed trial; fm_auto_end then
+ * records it (did_split: whether the pool took it).  Call time only. */
+#define FM_PAR_KINDS 3
+struct fm_auto_trial {
+	int timed, split;
+	uint64_t t0;
+};
+FM_HIDDEN int fm_auto_begin(int kind, struct fm_auto_trial *tr);
+FM_HIDDEN void fm_auto_end(int kind, const struct fm_auto_trial *tr, size_t n,
+			   int did_split);
+/* The decision so far; threads: the count a split call would use. */
+FM_HIDDEN int fm_auto_state(int kind, struct fm_parallel_auto *out,
+			    unsigned threads);
+
 /* Does [d, d+n) overlap [s, s+n)? */
 static inline int fm_overlaps(const void *d, const void *s, size_t n)
 {

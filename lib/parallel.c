@@ -464,35 +464,76 @@ static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
 	return helpers != 0;
 }
 
+/* The call on the calling thread alone (counted by tracing as itself). */
+static void alone(enum kind kind, char *dst, const char *src, int c, size_t n)
+{
+	switch (kind) {
+	case K_COPY:
+		fm_memcpy(dst, src, n);
+		break;
+	case K_SET:
+		fm_memset(dst, c, n);
+		break;
+	case K_CLEAR:
+		fm_clear_pages(dst, n / PAGE);
+		break;
+	}
+}
+
+/*
+ * A parallel call: split when the count says so and, for a large
+ * automatic call under the built-in cap, when timing says splitting pays
+ * on this machine (lib/autothreads.c; a trial call is timed either way).
+ * An explicit nthreads, or a cap that FASTMEM_THREADS or a config file
+ * set, is obeyed without timing.  Returns whether the call was split.
+ */
+static int parallel(enum kind kind, char *dst, const char *src, int c, size_t n,
+		    unsigned nthreads)
+{
+	unsigned t = thread_count(n, nthreads);
+	struct fm_auto_trial tr = { 0, 0, 0 };
+	enum fm_source src_of_cap;
+	int want = t >= 2, done;
+
+	if (want && !nthreads) {
+		auto_cap(&src_of_cap);
+		if (src_of_cap == FM_SRC_DEFAULT)
+			want = fm_auto_begin((int)kind, &tr);
+	}
+	done = want && split(kind, dst, src, c, n, t);
+	if (!done)
+		alone(kind, dst, src, c, n);
+	if (tr.timed)
+		fm_auto_end((int)kind, &tr, n, done);
+	return done;
+}
+
 void *fm_memcpy_parallel(void *restrict dst, const void *restrict src, size_t n,
 			 unsigned nthreads)
 {
 	/* chunks of overlapping buffers would read what others wrote */
-	if (fm_overlaps(dst, src, n) ||
-	    !split(K_COPY, dst, src, 0, n, thread_count(n, nthreads)))
+	if (fm_overlaps(dst, src, n))
 		return fm_memcpy(dst, src, n);
-	/* tracing counts the call once, whole (fm_memcpy counts itself) */
-	fm_trace_count(FM_OP_MEMCPY, dst, src, n);
+	/* tracing counts a split call once, whole (fm_memcpy counts itself) */
+	if (parallel(K_COPY, dst, src, 0, n, nthreads))
+		fm_trace_count(FM_OP_MEMCPY, dst, src, n);
 	return dst;
 }
 
 void *fm_memset_parallel(void *dst, int c, size_t n, unsigned nthreads)
 {
-	if (!split(K_SET, dst, NULL, c, n, thread_count(n, nthreads)))
-		return fm_memset(dst, c, n);
-	fm_trace_count(FM_OP_MEMSET, dst, NULL, n);
+	if (parallel(K_SET, dst, NULL, c, n, nthreads))
+		fm_trace_count(FM_OP_MEMSET, dst, NULL, n);
 	return dst;
 }
 
 void fm_clear_pages_parallel(void *page, size_t npages, unsigned nthreads)
 {
-	size_t n = npages * PAGE;
-
 	/* misaligned: as fm_clear_pages does, a memset */
 	if ((uintptr_t)page & (PAGE - 1))
-		fm_memset_parallel(page, 0, n, nthreads);
-	else if (!split(K_CLEAR, page, NULL, 0, n, thread_count(n, nthreads)))
-		fm_clear_pages(page, npages);
+		fm_memset_parallel(page, 0, npages * PAGE, nthreads);
+	else
+		parallel(K_CLEAR, page, NULL, 0, npages * PAGE, nthreads);
 }
 
 /* --- introspection ------------------------------------------------------- */
@@ -529,4 +570,24 @@ void fm_parallel_info(struct fm_parallel_info *info)
 	info->cap_source = cap_text;
 	info->workers = __atomic_load_n(&pool.nworkers, __ATOMIC_RELAXED);
 	info->create_failed = __atomic_load_n(&pool.failed, __ATOMIC_RELAXED);
+}
+
+int fm_parallel_auto(enum fm_op op, struct fm_parallel_auto *out)
+{
+	enum fm_source src;
+	unsigned cpus = affinity_cpus(), cap = auto_cap(&src);
+	unsigned threads = cpus < cap ? cpus : cap;
+	int kind = op == FM_OP_MEMCPY	    ? K_COPY
+		   : op == FM_OP_MEMSET	    ? K_SET
+		   : op == FM_OP_CLEAR_PAGE ? K_CLEAR
+					    : -1;
+
+	if (kind < 0 || !out)
+		return -1;
+	fm_auto_state(kind, out, threads);
+	if (src != FM_SRC_DEFAULT) {
+		out->basis = FM_AUTO_SETTING;
+		out->threads = threads;
+	}
+	return 0;
 }
