@@ -101,29 +101,45 @@ static size_t hint_threshold(enum fm_hint hint)
 	return hint == FM_HINT_NONTEMPORAL ? FM_NT_MIN : SIZE_MAX;
 }
 
+/* The hints' work without counting it (tracing counts each public call
+ * once: the parallel calls' chunks come here).  A variant that is not a
+ * policy runs as it is. */
+void *fm_memcpy_hint_uncounted(void *restrict dst, const void *restrict src,
+			       size_t n, enum fm_hint hint)
+{
+	int index = selected_index(FM_OP_MEMCPY);
+	copy_policy_fn *policy = fm_copy_policy(index);
+
+	if (hint != FM_HINT_AUTO && policy)
+		return policy(dst, src, n, hint_threshold(hint));
+	return ((copy_fn *)fm_variant_fn(FM_OP_MEMCPY, index))(dst, src, n);
+}
+
+void *fm_memset_hint_uncounted(void *dst, int c, size_t n, enum fm_hint hint)
+{
+	int index = selected_index(FM_OP_MEMSET);
+	set_policy_fn *policy = fm_set_policy(index);
+
+	if (hint != FM_HINT_AUTO && policy)
+		return policy(dst, c, n, hint_threshold(hint));
+	return ((set_fn *)fm_variant_fn(FM_OP_MEMSET, index))(dst, c, n);
+}
+
 void *fm_memcpy_hint(void *restrict dst, const void *restrict src, size_t n,
 		     enum fm_hint hint)
 {
-	copy_policy_fn *policy;
-
-	if (hint != FM_HINT_AUTO) {
-		policy = fm_copy_policy(selected_index(FM_OP_MEMCPY));
-		if (policy)
-			return policy(dst, src, n, hint_threshold(hint));
-	}
-	return fm_memcpy(dst, src, n);
+	if (hint == FM_HINT_AUTO)
+		return fm_memcpy(dst, src, n); /* counted by its wrapper */
+	fm_trace_count(FM_OP_MEMCPY, dst, src, n);
+	return fm_memcpy_hint_uncounted(dst, src, n, hint);
 }
 
 void *fm_memset_hint(void *dst, int c, size_t n, enum fm_hint hint)
 {
-	set_policy_fn *policy;
-
-	if (hint != FM_HINT_AUTO) {
-		policy = fm_set_policy(selected_index(FM_OP_MEMSET));
-		if (policy)
-			return policy(dst, c, n, hint_threshold(hint));
-	}
-	return fm_memset(dst, c, n);
+	if (hint == FM_HINT_AUTO)
+		return fm_memset(dst, c, n);
+	fm_trace_count(FM_OP_MEMSET, dst, NULL, n);
+	return fm_memset_hint_uncounted(dst, c, n, hint);
 }
 
 void fm_clear_pages_hint(void *page, size_t npages, enum fm_hint hint)

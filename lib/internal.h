@@ -219,6 +219,12 @@ FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
  * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
 FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
 
+/* Count one call of op (memcpy, memmove or memset) if tracing is on: for
+ * the calls that do not go through the resolved fm_memcpy/fm_memmove/
+ * fm_memset (hints, parallel calls).  Call time only. */
+FM_HIDDEN void fm_trace_count(enum fm_op op, const void *d, const void *s,
+			      size_t n);
+
 /* Variant function types. */
 typedef void *copy_fn(void *, const void *, size_t);
 typedef void *set_fn(void *, int, size_t);
@@ -238,6 +244,30 @@ FM_HIDDEN clear_pages_policy_fn *fm_clear_pages_policy(int index);
  * make it), for the chunks of fm_clear_pages_parallel.  Call time only. */
 FM_HIDDEN void fm_clear_pages_hint(void *page, size_t npages,
 				   enum fm_hint hint);
+
+/* fm_memcpy_hint and fm_memset_hint without counting the call (tracing),
+ * for the chunks of the parallel calls.  Call time only. */
+FM_HIDDEN void *fm_memcpy_hint_uncounted(void *restrict dst,
+					 const void *restrict src, size_t n,
+					 enum fm_hint hint);
+FM_HIDDEN void *fm_memset_hint_uncounted(void *dst, int c, size_t n,
+					 enum fm_hint hint);
+
+/* The automatic thread count, timed (lib/autothreads.c), per kind of
+ * parallel call (0 copy, 1 set, 2 clear).  fm_auto_begin: split this large
+ * automatic call?  It may make the call a timed trial; fm_auto_end then
+ * records it (did_split: whether the pool took it).  Call time only. */
+#define FM_PAR_KINDS 3
+struct fm_auto_trial {
+	int timed, split;
+	uint64_t t0;
+};
+FM_HIDDEN int fm_auto_begin(int kind, struct fm_auto_trial *tr);
+FM_HIDDEN void fm_auto_end(int kind, const struct fm_auto_trial *tr, size_t n,
+			   int did_split);
+/* The decision so far; threads: the count a split call would use. */
+FM_HIDDEN int fm_auto_state(int kind, struct fm_parallel_auto *out,
+			    unsigned threads);
 
 /* Does [d, d+n) overlap [s, s+n)? */
 static inline int fm_overlaps(const void *d, const void *s, size_t n)

@@ -23,7 +23,12 @@
  *    calls;
  *  - after fork() the child has no workers (pthread_atfork: the parent
  *    waits for the call in progress, the child forgets the workers, which
- *    do not exist there, and the next call creates new ones);
+ *    do not exist there, and the next call creates new ones); a fork from
+ *    a signal handler that interrupted this thread's own parallel call
+ *    does not wait for it (it would wait for itself): see fork_prepare;
+ *  - no thread holds the lock or owns the pool across a cancellation
+ *    point: the calls disable cancellation while they own the pool (its
+ *    waits are pthread_cond_wait), so pthread_cancel acts after the call;
  *  - a thread that cannot be created is counted (fm_parallel_info) and the
  *    call goes on with the workers there are, at worst on the caller alone;
  *  - a destructor stops and joins the workers (exit, dlclose).
@@ -88,13 +93,17 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t work; /* workers: slots became non-zero, or quit */
 	pthread_cond_t done; /* the caller: active dropped to 0 */
-	pthread_cond_t idle; /* fork: busy dropped to 0 */
+	pthread_cond_t idle; /* fork: owner dropped to 0 */
 	pthread_t tid[FM_THREADS_MAX - 1];
-	unsigned nworkers;
-	unsigned slots;	 /* helpers still wanted for the job */
-	unsigned active; /* helpers working on it */
+	unsigned nworkers; /* atomic reads (fm_parallel_info takes no lock) */
+	unsigned slots;	   /* helpers still wanted for the job */
+	unsigned active;   /* helpers working on it */
 	int quit;
-	int busy;	      /* atomic: a call (or fork) owns the pool */
+	int fork_skipped; /* fork_prepare found this thread owning the pool */
+	unsigned forks;	  /* children that began inside an owner's call */
+	/* atomic: the thread (pthread_self) whose call, fork or exit owns the
+	 * pool, 0 if none */
+	uintptr_t owner;
 	unsigned long failed; /* atomic: thread creations that failed */
 	struct job job;
 } pool = {
@@ -115,10 +124,11 @@ static void run_chunk(const struct job *j, size_t i)
 
 	switch (j->kind) {
 	case K_COPY:
-		fm_memcpy_hint(j->dst + a, j->src + a, b - a, j->hint);
+		fm_memcpy_hint_uncounted(j->dst + a, j->src + a, b - a,
+					 j->hint);
 		break;
 	case K_SET:
-		fm_memset_hint(j->dst + a, j->c, b - a, j->hint);
+		fm_memset_hint_uncounted(j->dst + a, j->c, b - a, j->hint);
 		break;
 	case K_CLEAR:
 		fm_clear_pages_hint(j->dst + a, (b - a) / PAGE, j->hint);
@@ -138,6 +148,9 @@ static void work(struct job *j)
 static void *worker(void *arg)
 {
 	(void)arg;
+	/* nobody outside has the workers' ids, but a cancelled worker would
+	 * hold the lock: cancellation has no business here */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_mutex_lock(&pool.lock);
 	for (;;) {
 		while (!pool.quit && !pool.slots)
@@ -158,47 +171,90 @@ static void *worker(void *arg)
 
 /* --- the pool ------------------------------------------------------------ */
 
+static uintptr_t self_id(void)
+{
+	return (uintptr_t)pthread_self();
+}
+
+/* Own the pool (one atomic word naming the owner: a signal handler can
+ * tell whether the thread it interrupted owns it). */
 static int try_own(void)
 {
-	int zero = 0;
+	uintptr_t none = 0;
 
-	return __atomic_compare_exchange_n(&pool.busy, &zero, 1, 0,
+	return __atomic_compare_exchange_n(&pool.owner, &none, self_id(), 0,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static int own_it(void)
+{
+	return __atomic_load_n(&pool.owner, __ATOMIC_RELAXED) == self_id();
 }
 
 /* Under pool.lock. */
 static void release(void)
 {
-	__atomic_store_n(&pool.busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&pool.owner, 0, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&pool.idle);
 }
 
+/*
+ * fork() waits for the call in progress, so that the child never sees the
+ * pool half-written.  Unless this thread owns the pool: then fork is
+ * running in a signal handler that interrupted this thread's own call
+ * (maybe with pool.lock held), which would never end while we wait, so
+ * fork goes ahead and the child starts from a fresh pool (fork_child).
+ */
 static void fork_prepare(void)
 {
+	int cancel;
+
+	if (own_it()) {
+		pool.fork_skipped = 1;
+		return;
+	}
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	pthread_mutex_lock(&pool.lock);
 	while (!try_own())
 		pthread_cond_wait(&pool.idle, &pool.lock);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 static void fork_parent(void)
 {
+	if (pool.fork_skipped) {
+		pool.fork_skipped = 0;
+		return;
+	}
 	release();
 	pthread_mutex_unlock(&pool.lock);
 }
 
-/* The workers do not exist in the child: forget them (their stacks stay
- * mapped, as every thread's does after fork). */
+/*
+ * The workers do not exist in the child: forget them (their stacks stay
+ * mapped, as every thread's does after fork).  The lock is made anew: after
+ * a skipped prepare a worker, or the interrupted call, may have held it.
+ * The interrupted call (should the child return into it, which POSIX does
+ * not allow: only async-signal-safe calls until exec) still owns the pool,
+ * and redoes its whole job alone (split() sees pool.forks change).
+ */
 static void fork_child(void)
 {
-	pool.nworkers = 0;
+	int skipped = pool.fork_skipped;
+
+	__atomic_store_n(&pool.nworkers, 0, __ATOMIC_RELAXED);
 	pool.slots = 0;
 	pool.active = 0;
 	pool.quit = 0;
+	pool.fork_skipped = 0;
+	pthread_mutex_init(&pool.lock, NULL);
 	pthread_cond_init(&pool.work, NULL);
 	pthread_cond_init(&pool.done, NULL);
 	pthread_cond_init(&pool.idle, NULL);
-	__atomic_store_n(&pool.busy, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&pool.lock);
+	if (skipped)
+		pool.forks++;
+	else
+		__atomic_store_n(&pool.owner, 0, __ATOMIC_RELAXED);
 }
 
 static void register_atfork(void)
@@ -232,7 +288,9 @@ static void grow(unsigned want)
 			break;
 		}
 		pthread_setname_np(t, "fastmem");
-		pool.tid[pool.nworkers++] = t;
+		pool.tid[pool.nworkers] = t;
+		__atomic_store_n(&pool.nworkers, pool.nworkers + 1,
+				 __ATOMIC_RELAXED);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (attr_ok)
@@ -242,9 +300,11 @@ static void grow(unsigned want)
 __attribute__((destructor)) static void shutdown_pool(void)
 {
 	unsigned n;
+	int cancel;
 
 	if (!try_own())
 		return; /* a call is running in another thread: leave it be */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	pthread_mutex_lock(&pool.lock);
 	n = pool.nworkers;
 	pool.quit = 1;
@@ -253,10 +313,11 @@ __attribute__((destructor)) static void shutdown_pool(void)
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(pool.tid[i], NULL);
 	pthread_mutex_lock(&pool.lock);
-	pool.nworkers = 0;
+	__atomic_store_n(&pool.nworkers, 0, __ATOMIC_RELAXED);
 	pool.quit = 0;
 	release();
 	pthread_mutex_unlock(&pool.lock);
+	pthread_setcancelstate(cancel, NULL);
 }
 
 /* --- splitting a call ---------------------------------------------------- */
@@ -321,33 +382,14 @@ static enum fm_hint decide(enum kind kind, const char *dst, const char *src,
 						  : FM_HINT_TEMPORAL;
 }
 
-/*
- * Cut the call (kind, dst, src, c, n bytes) into chunks for t threads and
- * run it with the pool's help.  Returns 0 if it was not run (one thread, or
- * no helper to be had): the caller then makes the single-thread call.
- */
-static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
-		 unsigned t)
+/* Under pool.lock, owning the pool: write the job for t threads and hand
+ * it to `helpers` workers. */
+static void post_job(enum kind kind, char *dst, const char *src, int c,
+		     size_t n, enum fm_hint hint, unsigned helpers)
 {
 	struct job *j = &pool.job;
-	enum fm_hint hint;
-	unsigned helpers;
-	size_t body;
+	size_t t = (size_t)helpers + 1, body;
 
-	if (t < 2)
-		return 0;
-	hint = decide(kind, dst, src, n);
-	if (!try_own())
-		return 0;
-	pthread_mutex_lock(&pool.lock);
-	grow(t - 1);
-	helpers = pool.nworkers < t - 1 ? pool.nworkers : t - 1;
-	if (!helpers) {
-		release();
-		pthread_mutex_unlock(&pool.lock);
-		return 0;
-	}
-	t = helpers + 1;
 	/* no helper is active: the job is ours to write */
 	j->kind = kind;
 	j->dst = dst;
@@ -359,7 +401,7 @@ static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
 	if (j->head > n)
 		j->head = n;
 	body = n - j->head;
-	j->chunk = body / ((size_t)t * CHUNKS_PER_THREAD);
+	j->chunk = body / (t * CHUNKS_PER_THREAD);
 	j->chunk = (j->chunk + PAGE - 1) & ~(PAGE - 1);
 	if (j->chunk < CHUNK_MIN)
 		j->chunk = CHUNK_MIN;
@@ -373,45 +415,125 @@ static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
 	else
 		for (unsigned i = 0; i < helpers; i++)
 			pthread_cond_signal(&pool.work);
+}
+
+/*
+ * Cut the call (kind, dst, src, c, n bytes) into chunks for t threads and
+ * run it with the pool's help.  Returns 0 if it was not run (one thread, or
+ * no helper to be had): the caller then makes the single-thread call.
+ * Cancellation is off while the call owns the pool: a thread cancelled in
+ * the wait below would leave the lock held and the pool owned for ever.
+ */
+static int split(enum kind kind, char *dst, const char *src, int c, size_t n,
+		 unsigned t)
+{
+	enum fm_hint hint;
+	unsigned helpers, forks;
+	int cancel;
+
+	if (t < 2)
+		return 0;
+	hint = decide(kind, dst, src, n);
+	if (!try_own())
+		return 0;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	pthread_mutex_lock(&pool.lock);
+	grow(t - 1);
+	helpers = pool.nworkers < t - 1 ? pool.nworkers : t - 1;
+	if (helpers)
+		post_job(kind, dst, src, c, n, hint, helpers);
+	forks = pool.forks;
 	pthread_mutex_unlock(&pool.lock);
 
-	work(j);
+	if (helpers)
+		work(&pool.job);
 
 	pthread_mutex_lock(&pool.lock);
 	pool.slots = 0;
 	while (pool.active)
 		pthread_cond_wait(&pool.done, &pool.lock);
+	if (helpers && forks != pool.forks) {
+		/* a child forked (in a handler) during the call: the chunks
+		 * the parent's workers took are not done here */
+		pool.job.next = 0;
+		work(&pool.job);
+	}
 	release();
 	pthread_mutex_unlock(&pool.lock);
-	return 1;
+	pthread_setcancelstate(cancel, NULL);
+	return helpers != 0;
+}
+
+/* The call on the calling thread alone (counted by tracing as itself). */
+static void alone(enum kind kind, char *dst, const char *src, int c, size_t n)
+{
+	switch (kind) {
+	case K_COPY:
+		fm_memcpy(dst, src, n);
+		break;
+	case K_SET:
+		fm_memset(dst, c, n);
+		break;
+	case K_CLEAR:
+		fm_clear_pages(dst, n / PAGE);
+		break;
+	}
+}
+
+/*
+ * A parallel call: split when the count says so and, for a large
+ * automatic call under the built-in cap, when timing says splitting pays
+ * on this machine (lib/autothreads.c; a trial call is timed either way).
+ * An explicit nthreads, or a cap that FASTMEM_THREADS or a config file
+ * set, is obeyed without timing.  Returns whether the call was split.
+ */
+static int parallel(enum kind kind, char *dst, const char *src, int c, size_t n,
+		    unsigned nthreads)
+{
+	unsigned t = thread_count(n, nthreads);
+	struct fm_auto_trial tr = { 0, 0, 0 };
+	enum fm_source src_of_cap;
+	int want = t >= 2, done;
+
+	if (want && !nthreads) {
+		auto_cap(&src_of_cap);
+		if (src_of_cap == FM_SRC_DEFAULT)
+			want = fm_auto_begin((int)kind, &tr);
+	}
+	done = want && split(kind, dst, src, c, n, t);
+	if (!done)
+		alone(kind, dst, src, c, n);
+	if (tr.timed)
+		fm_auto_end((int)kind, &tr, n, done);
+	return done;
 }
 
 void *fm_memcpy_parallel(void *restrict dst, const void *restrict src, size_t n,
 			 unsigned nthreads)
 {
 	/* chunks of overlapping buffers would read what others wrote */
-	if (fm_overlaps(dst, src, n) ||
-	    !split(K_COPY, dst, src, 0, n, thread_count(n, nthreads)))
+	if (fm_overlaps(dst, src, n))
 		return fm_memcpy(dst, src, n);
+	/* tracing counts a split call once, whole (fm_memcpy counts itself) */
+	if (parallel(K_COPY, dst, src, 0, n, nthreads))
+		fm_trace_count(FM_OP_MEMCPY, dst, src, n);
 	return dst;
 }
 
 void *fm_memset_parallel(void *dst, int c, size_t n, unsigned nthreads)
 {
-	if (!split(K_SET, dst, NULL, c, n, thread_count(n, nthreads)))
-		return fm_memset(dst, c, n);
+	if (parallel(K_SET, dst, NULL, c, n, nthreads))
+		fm_trace_count(FM_OP_MEMSET, dst, NULL, n);
 	return dst;
 }
 
 void fm_clear_pages_parallel(void *page, size_t npages, unsigned nthreads)
 {
-	size_t n = npages * PAGE;
-
 	/* misaligned: as fm_clear_pages does, a memset */
 	if ((uintptr_t)page & (PAGE - 1))
-		fm_memset_parallel(page, 0, n, nthreads);
-	else if (!split(K_CLEAR, page, NULL, 0, n, thread_count(n, nthreads)))
-		fm_clear_pages(page, npages);
+		fm_memset_parallel(page, 0, npages * PAGE, nthreads);
+	else
+		parallel(K_CLEAR, page, NULL, 0, npages * PAGE, nthreads);
 }
 
 /* --- introspection ------------------------------------------------------- */
@@ -446,8 +568,26 @@ void fm_parallel_info(struct fm_parallel_info *info)
 			cap_text[len++] = *p++;
 	cap_text[len] = 0;
 	info->cap_source = cap_text;
-	pthread_mutex_lock(&pool.lock);
-	info->workers = pool.nworkers;
-	pthread_mutex_unlock(&pool.lock);
+	info->workers = __atomic_load_n(&pool.nworkers, __ATOMIC_RELAXED);
 	info->create_failed = __atomic_load_n(&pool.failed, __ATOMIC_RELAXED);
+}
+
+int fm_parallel_auto(enum fm_op op, struct fm_parallel_auto *out)
+{
+	enum fm_source src;
+	unsigned cpus = affinity_cpus(), cap = auto_cap(&src);
+	unsigned threads = cpus < cap ? cpus : cap;
+	int kind = op == FM_OP_MEMCPY	    ? K_COPY
+		   : op == FM_OP_MEMSET	    ? K_SET
+		   : op == FM_OP_CLEAR_PAGE ? K_CLEAR
+					    : -1;
+
+	if (kind < 0 || !out)
+		return -1;
+	fm_auto_state(kind, out, threads);
+	if (src != FM_SRC_DEFAULT) {
+		out->basis = FM_AUTO_SETTING;
+		out->threads = threads;
+	}
+	return 0;
 }

@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 #include "sys.h"
@@ -92,6 +93,13 @@ static void *trace_memset(void *d, int c, size_t n)
 	return trace_memset_target(d, c, n);
 }
 
+void fm_trace_count(enum fm_op op, const void *d, const void *s, size_t n)
+{
+	if (FM_UNLIKELY(__atomic_load_n(&enabled, __ATOMIC_RELAXED)) &&
+	    op <= FM_OP_MEMSET)
+		count((int)op, d, s, n, op != FM_OP_MEMSET);
+}
+
 static int trace_requested(void)
 {
 	struct fm_settings scratch;
@@ -125,6 +133,10 @@ void *fm_trace_resolve(enum fm_op op, void *fn)
 }
 
 /* --- the file ------------------------------------------------------------ */
+
+/* open_trace's own failure: the path names something other than a regular
+ * file (a FIFO, a device, a socket); the directory case keeps EISDIR. */
+#define NOT_REGULAR 4096
 
 struct out {
 	int fd;
@@ -320,42 +332,93 @@ static const char *errno_text(int e)
 	case ENOSPC:
 		return "no space left on device";
 	case EISDIR:
-		return "is a directory";
+		return "a directory, not a regular file";
 	case ENOTDIR:
 		return "a component of the path is not a directory";
 	case EDQUOT:
 		return "disk quota exceeded";
 	case ENAMETOOLONG:
 		return "name too long";
+	case ELOOP:
+		return "a symbolic link, which is not followed";
+	case NOT_REGULAR:
+		return "not a regular file: a FIFO, device or socket";
 	default:
 		return "error";
 	}
 }
 
-/* Open the trace file of process pid; -errno on failure.  *path gets the
- * name (PATH expanded), or the unexpanded PATH when that is too long. */
-static long open_trace(const char *trace, char *path, size_t size, long pid,
-		       long flags)
+/* Is the file of this statx type one the counts may go to? 0, or a
+ * negative reason. */
+static long regular_or_why(unsigned mode)
 {
-	long fd;
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return 0;
+	case S_IFDIR:
+		return -EISDIR;
+	case S_IFLNK:
+		return -ELOOP;
+	default:
+		return -NOT_REGULAR;
+	}
+}
+
+/*
+ * Open the trace file of process pid for writing (emptied when `truncate`):
+ * a regular file, or a new one; never a FIFO, device or directory (opening
+ * one could block or have effects of its own, and writing to a pipe whose
+ * reader left kills the writer with SIGPIPE), and never through a final
+ * symbolic link (it could point at any file the user may write).  Opening
+ * never blocks.  The fd, or -errno (-NOT_REGULAR).  *path gets the name
+ * (PATH expanded), or the unexpanded PATH when that is too long.
+ */
+static long open_trace(const char *trace, char *path, size_t size, long pid,
+		       int truncate)
+{
+	struct statx stx;
+	long fd, why;
 
 	if (!expand(trace, path, size, pid)) {
 		copy_path(path, size, trace);
 		return -ENAMETOOLONG;
 	}
+	/* look before opening: opening a device or a FIFO is an act */
+	if (fm_syscall5(SYS_statx, AT_FDCWD, (long)path, AT_SYMLINK_NOFOLLOW,
+			STATX_TYPE, (long)&stx) == 0 &&
+	    (stx.stx_mask & STATX_TYPE) && (why = regular_or_why(stx.stx_mode)))
+		return why;
 	do
 		fd = fm_syscall5(SYS_openat, AT_FDCWD, (long)path,
 				 O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
-					 flags,
+					 O_NONBLOCK | O_NOFOLLOW,
 				 0644, 0);
 	while (fd == -EINTR);
+	if (fd == -ENXIO) /* a FIFO (made since the look) without reader */
+		return -NOT_REGULAR;
+	if (fd < 0)
+		return fd;
+	/* and check what was opened: the path may have changed meanwhile */
+	why = fm_fstatx((int)fd, &stx);
+	if (!why && !(stx.stx_mask & STATX_TYPE))
+		why = -EIO;
+	if (!why)
+		why = regular_or_why(stx.stx_mode);
+	if (!why && truncate)
+		why = fm_syscall3(SYS_ftruncate, fd, 0, 0);
+	if (why) {
+		fm_close((int)fd);
+		return why;
+	}
 	return fd;
 }
 
-/* One warning per process, however often the file cannot be written. */
+/* One warning per process, however often the file cannot be written; an
+ * errno number only where the reason is one. */
 static void warn_once(const char *path, long err)
 {
 	char num[24];
+	int own = err == -NOT_REGULAR || err == -ELOOP || err == -EISDIR;
 
 	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		return;
@@ -365,8 +428,8 @@ static void warn_once(const char *path, long err)
 		path,
 		"\" (",
 		errno_text((int)-err),
-		", errno ",
-		num,
+		own ? "" : ", errno ",
+		own ? "" : num,
 		"); the memory call counts of this process will be lost",
 	};
 	fm_warn(parts, 7);
@@ -390,7 +453,7 @@ int fm_trace_flush(void)
 	pid = fm_syscall3(SYS_getpid, 0, 0, 0);
 	o.err = 0;
 	o.len = 0;
-	fd = open_trace(st->trace, path, sizeof(path), pid, O_TRUNC);
+	fd = open_trace(st->trace, path, sizeof(path), pid, 1);
 	if (fd >= 0) {
 		o.fd = (int)fd;
 		write_counts(&o, pid);

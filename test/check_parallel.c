@@ -526,6 +526,136 @@ START_TEST(automatic_count_follows_affinity)
 }
 END_TEST
 
+/* --- the automatic count on a machine where splitting loses --------------- */
+
+static volatile int stop_hogs;
+
+static void *hog(void *arg)
+{
+	cpu_set_t *one = arg;
+
+	pthread_setaffinity_np(pthread_self(), sizeof(*one), one);
+	while (!stop_hogs)
+		;
+	return NULL;
+}
+
+/* Pin every pool worker ("fastmem" in /proc/self/task/TID/comm) to `one`
+ * at the lowest priority (SCHED_IDLE); how many were found. */
+static int starve_workers(const cpu_set_t *one)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct sched_param none = { 0 };
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "fastmem", 7)) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+
+			if (sched_setaffinity(tid, sizeof(*one), one) ||
+			    sched_setscheduler(tid, SCHED_IDLE, &none))
+				found = -100;
+			found++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+#define HOGS 3
+
+/*
+ * A machine where splitting loses, made: the pool's worker runs at the
+ * lowest priority on a CPU that HOGS busy threads keep busy, so a call
+ * split with it waits for the chunk it took (or gains nothing when it
+ * takes none), while the calling thread alone has the other CPU.  The
+ * automatic count must time its first calls and then choose one thread.
+ * (The decision is asserted, not a measured ratio: that would be flaky on
+ * a shared machine.)
+ */
+static int child_splitting_loses(int cpu0)
+{
+	struct fm_parallel_auto pa;
+	pthread_t hogs[HOGS];
+	cpu_set_t one;
+	size_t n = small() ? 8 * MIB : 16 * MIB;
+
+	if (fm_parallel_auto(FM_OP_MEMCPY, &pa) || pa.calls ||
+	    pa.basis != FM_AUTO_UNTIMED)
+		return 40;
+	fm_memcpy_parallel(B.base, A.base, 2 * MIB, 2); /* make a worker */
+	CPU_ZERO(&one);
+	CPU_SET(cpu0, &one);
+	if (starve_workers(&one) < 1)
+		return 41;
+	for (int i = 0; i < HOGS; i++)
+		if (pthread_create(&hogs[i], NULL, hog, &one))
+			return 42;
+	for (int i = 0; i < 12; i++)
+		fm_memcpy_parallel(B.base, A.base, n, 0);
+	stop_hogs = 1;
+	for (int i = 0; i < HOGS; i++)
+		pthread_join(hogs[i], NULL);
+	if (memcmp(B.base, A.base, n))
+		return 43;
+	fm_parallel_auto(FM_OP_MEMCPY, &pa);
+	printf("automatic count: basis %d, %u thread(s), split ran %.2fx of "
+	       "one thread (%u timed calls)\n",
+	       (int)pa.basis, pa.threads, pa.split_ratio, pa.samples);
+	fflush(stdout);
+	if (pa.basis != FM_AUTO_MEASURED || pa.samples < 6)
+		return 44;
+	return pa.threads == 1 && pa.split_ratio < 1.02 ? 0 : 45;
+}
+
+START_TEST(automatic_count_chooses_one_thread_where_split_loses)
+{
+	struct fm_parallel_auto pa;
+	cpu_set_t set;
+	int status, cpu0 = -1;
+	pid_t pid;
+
+	ck_assert_int_eq(fm_parallel_auto(FM_OP_MEMMOVE, &pa), -1);
+	ck_assert_int_eq(fm_parallel_auto(FM_OP_MEMSET, &pa), 0);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	if (CPU_COUNT(&set) < 2 || getenv("FASTMEM_THREADS")) {
+		fprintf(stderr, "automatic_count_chooses_one_thread: needs 2 "
+				"CPUs and the built-in cap; skipped\n");
+		return;
+	}
+	for (int i = 0; i < CPU_SETSIZE && cpu0 < 0; i++)
+		if (CPU_ISSET(i, &set))
+			cpu0 = i;
+	pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		alarm(120);
+		_exit(child_splitting_loses(cpu0));
+	}
+	ck_assert(waitpid(pid, &status, 0) == pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "splitting made to lose: status %#x (exit 40: state "
+		      "not fresh, 41: no worker found or not starved, 43: "
+		      "wrong bytes, 44: not measured, 45: chose to split)",
+		      status);
+}
+END_TEST
+
 START_TEST(zero_and_overlap)
 {
 	ck_assert_ptr_eq(fm_memcpy_parallel(NULL, NULL, 0, 4), NULL);
@@ -567,5 +697,7 @@ int main(void)
 	add(s, "threads_only_from_parallel_calls",
 	    threads_only_from_parallel_calls, 0);
 	add(s, "affinity", automatic_count_follows_affinity, 0);
+	add(s, "split_loses",
+	    automatic_count_chooses_one_thread_where_split_loses, 0);
 	return run_suite(s);
 }

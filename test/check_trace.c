@@ -19,6 +19,12 @@
  *            handler copies 33 B; prints how many of each it made
  *   flush    5 copies of 9 B, fm_trace_flush(), then _exit(0) (no
  *            destructor runs)
+ *   hints    fm_memcpy_hint: 3 temporal of 200 B, 2 non-temporal of
+ *            300 B and 2 of 64 KiB, 1 automatic of 400 B; fm_memset_hint:
+ *            4 temporal of 500 B, 1 non-temporal of 8 KiB; one
+ *            fm_memcpy_parallel and one fm_memset_parallel of 16 MiB on 2
+ *            threads, one fm_clear_pages_parallel of 16 MiB (not counted:
+ *            a page call)
  *   unwrapped  prints unwrapped() (below)
  *   none     no call at all
  */
@@ -178,6 +184,29 @@ static int child(const char *s)
 		if (fm_trace_flush())
 			return 4;
 		_exit(0);
+	} else if (!strcmp(s, "hints")) {
+		size_t big = (size_t)16 << 20;
+		char *a = aligned_alloc(4096, big),
+		     *b = aligned_alloc(4096, big);
+
+		if (!a || !b)
+			return 5;
+		memset(b, 3, big);
+		for (int i = 0; i < 3; i++)
+			fm_memcpy_hint(dst, src, 200, FM_HINT_TEMPORAL);
+		for (int i = 0; i < 2; i++) {
+			fm_memcpy_hint(dst, src, 300, FM_HINT_NONTEMPORAL);
+			fm_memcpy_hint(dst, src, 65536, FM_HINT_NONTEMPORAL);
+		}
+		fm_memcpy_hint(dst, src, 400, FM_HINT_AUTO);
+		for (int i = 0; i < 4; i++)
+			fm_memset_hint(dst, 1, 500, FM_HINT_TEMPORAL);
+		fm_memset_hint(dst, 1, 8192, FM_HINT_NONTEMPORAL);
+		fm_memcpy_parallel(a, b, big, 2);
+		fm_memset_parallel(a, 7, big, 2);
+		fm_clear_pages_parallel(a, big / 4096, 2);
+		free(a);
+		free(b);
 	} else if (!strcmp(s, "unwrapped")) {
 		printf("%d\n", unwrapped());
 	} else if (strcmp(s, "none")) {
@@ -368,6 +397,34 @@ START_TEST(known_calls_exact_counts)
 	ck_assert_uint_eq(sized(t, "memmove"), 8);
 	ck_assert_uint_eq(sized(t, "memset"), 9);
 	check_readable(names[0]);
+}
+END_TEST
+
+/* What fastmem(3) says tracing counts: every hint call, whatever the hint
+ * and size, and a parallel call once, whole (not its chunks). */
+START_TEST(hint_and_parallel_calls_counted)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+	const char *t;
+
+	fresh_dir(dir, sizeof(dir), "hints");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "hints", pat);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	t = read_all(names[0]);
+	EQ(t, "memcpy 200", 3);
+	EQ(t, "memcpy 300", 2);
+	EQ(t, "memcpy 65536-131071", 2);
+	EQ(t, "memcpy 400", 1);
+	EQ(t, "memcpy 16777216-33554431", 1);
+	EQ(t, "calls memcpy", 9);
+	EQ(t, "memset 500", 4);
+	EQ(t, "memset 8192-16383", 1);
+	EQ(t, "memset 16777216-33554431", 1);
+	EQ(t, "calls memset", 6);
+	ck_assert_uint_eq(sized(t, "memcpy"), 9);
+	ck_assert_uint_eq(sized(t, "memset"), 6);
 }
 END_TEST
 
@@ -627,6 +684,7 @@ int main(int argc, char **argv)
 	tc = tcase_create("trace");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, known_calls_exact_counts);
+	tcase_add_test(tc, hint_and_parallel_calls_counted);
 	tcase_add_test(tc, fork_each_process_its_own_counts);
 	tcase_add_test(tc, threads_lose_no_count);
 	tcase_add_test(tc, signal_handler_calls_counted);

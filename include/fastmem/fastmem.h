@@ -160,6 +160,28 @@ struct fm_parallel_info {
 };
 FM_API void fm_parallel_info(struct fm_parallel_info *info);
 
+/*
+ * How the automatic thread count (nthreads == 0) of a parallel operation
+ * is decided: op is FM_OP_MEMCPY (fm_memcpy_parallel), FM_OP_MEMSET
+ * (fm_memset_parallel) or FM_OP_CLEAR_PAGE (fm_clear_pages_parallel).
+ * Returns 0, or -1 for another op.  See fastmem(3).  (FASTMEM_3)
+ */
+enum fm_auto_basis {
+	FM_AUTO_UNTIMED,  /* no large automatic call yet */
+	FM_AUTO_TIMING,	  /* its first large calls are being timed */
+	FM_AUTO_MEASURED, /* chosen from calls timed split and alone */
+	FM_AUTO_SETTING,  /* FASTMEM_THREADS or threads in a config file */
+};
+struct fm_parallel_auto {
+	enum fm_auto_basis basis;
+	unsigned threads;     /* threads a large automatic call uses now */
+	unsigned samples;     /* timed calls behind a measured decision */
+	double split_ratio;   /* lone time / split time, best of each (> 1:
+			       * splitting won); 0 if not measured */
+	unsigned long calls;  /* large automatic calls so far */
+};
+FM_API int fm_parallel_auto(enum fm_op op, struct fm_parallel_auto *out);
+
 /* Nonzero if this process's memcpy is libfastmem's (libfastmem-preload.so). */
 FM_API int fm_preloaded(void);
 
