@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "fastmem/fastmem.h"
+#include "out.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define BENCH_X86 1
@@ -320,19 +321,11 @@ void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void json_str(FILE *f, const char *s);
-/* s escaped for inside a JSON string, cut to fit len (json_extra text) */
-void json_escape(const char *s, char *out, size_t len);
 
 void print_header(void);
 void output_finish(void);
 int plot_check(void); /* exit 2 with a message if gnuplot is missing */
 int plot_write(void);
-
-/* Formatting. */
-void fmt_size(size_t v, char *buf, size_t len);	      /* "4 KiB", "300 KiB" */
-void fmt_size_short(size_t v, char *buf, size_t len); /* "4K", "1M" */
-int parse_size(const char *s, size_t *out);
 
 /* --- progress, failures --------------------------------------------------- */
 

@@ -193,13 +193,6 @@ static int crossover(struct table *t, int *wrong_above, int *wrong_below)
 	return median(above, na) >= WIN ? best : -1;
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int pick_sizes(size_t *out)
 {
 	int n = 0;
@@ -760,14 +753,6 @@ static double share_between(const struct dist *d, int op, size_t lo, size_t hi)
 	return w / d->total[op];
 }
 
-static void fmt_limit(size_t v, char *buf, size_t len)
-{
-	if (v == SIZE_MAX)
-		snprintf(buf, len, "never");
-	else
-		fmt_size(v, buf, len);
-}
-
 static int trace_op(enum fm_op op)
 {
 	return op == FM_OP_MEMSET ? DIST_SET : DIST_COPY;
@@ -1141,10 +1126,10 @@ static void weigh_thresholds(const struct pair *p, struct thrcheck *t)
 		}
 		t->touched |= t->share[f] > 0;
 	}
-	fmt_limit(t->lim[0][0], a, sizeof(a));
-	fmt_limit(t->lim[0][1], b, sizeof(b));
-	fmt_limit(t->lim[1][0], c, sizeof(c));
-	fmt_limit(t->lim[1][1], d, sizeof(d));
+	fmt_size(t->lim[0][0], a, sizeof(a));
+	fmt_size(t->lim[0][1], b, sizeof(b));
+	fmt_size(t->lim[1][0], c, sizeof(c));
+	fmt_size(t->lim[1][1], d, sizeof(d));
 	len = (size_t)snprintf(t->why, sizeof(t->why),
 			       "streams from %s cached, %s cold now; from %s "
 			       "cached, %s cold with the keys",

@@ -21,13 +21,6 @@ static const size_t sizes_quick[] = {
 	64 * KIB, 300 * KIB, 1 * MIB, 4 * MIB, 16 * MIB,
 };
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The sizes to run: --sizes, else the default list cut or extended by --max
  * (in steps of 4x past 16 MiB). */
 static int pick_sizes(size_t *out)

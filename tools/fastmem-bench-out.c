@@ -323,44 +323,6 @@ void json_extra(const char *fmt, ...)
 	extra_len += n;
 }
 
-/* c inside a JSON string: itself, or its escape */
-static const char *json_char(unsigned char c, char buf[8])
-{
-	if (c == '"' || c == '\\')
-		snprintf(buf, 8, "\\%c", c);
-	else if (c < 0x20)
-		snprintf(buf, 8, "\\u%04x", c);
-	else
-		buf[0] = (char)c, buf[1] = 0;
-	return buf;
-}
-
-void json_str(FILE *f, const char *s)
-{
-	char b[8];
-
-	fputc('"', f);
-	for (; s && *s; s++)
-		fputs(json_char((unsigned char)*s, b), f);
-	fputc('"', f);
-}
-
-void json_escape(const char *s, char *out, size_t len)
-{
-	size_t e = 0;
-	char b[8];
-
-	for (; s && *s; s++) {
-		size_t n = strlen(json_char((unsigned char)*s, b));
-
-		if (e + n >= len)
-			break;
-		memcpy(out + e, b, n);
-		e += n;
-	}
-	out[e] = 0;
-}
-
 /* --- tables ------------------------------------------------------------------
  */
 
@@ -396,31 +358,6 @@ void table_add_point(struct table *t, size_t value, const char *label)
 	else
 		fmt_size(value, t->xlabel[t->nx], sizeof(t->xlabel[0]));
 	t->nx++;
-}
-
-/* display width: UTF-8 continuation bytes take no column */
-static int dispw(const char *s)
-{
-	int w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-static void pad_left(FILE *f, const char *s, int w)
-{
-	for (int i = dispw(s); i < w; i++)
-		fputc(' ', f);
-	fputs(s, f);
-}
-
-static void pad_right(FILE *f, const char *s, int w)
-{
-	fputs(s, f);
-	for (int i = dispw(s); i < w; i++)
-		fputc(' ', f);
 }
 
 static void fmt_value(double v, char *buf, size_t len)
@@ -471,13 +408,13 @@ static void widen(struct widths *w, const struct parts *p)
 {
 	int a;
 
-	if ((a = dispw(p->v)) > w->v)
+	if ((a = text_width(p->v)) > w->v)
 		w->v = a;
-	if ((a = dispw(p->sp)) > w->sp)
+	if ((a = text_width(p->sp)) > w->sp)
 		w->sp = a;
-	if ((a = dispw(p->tc)) > w->tc)
+	if ((a = text_width(p->tc)) > w->tc)
 		w->tc = a;
-	if ((a = dispw(p->r)) > w->r)
+	if ((a = text_width(p->r)) > w->r)
 		w->r = a;
 }
 
@@ -535,11 +472,11 @@ static void emit_text(struct table *t)
 	if (!t->by_series) {
 		/* a line per point, a column per series */
 		struct widths w[MAX_SERIES];
-		int wx = dispw(t->xname);
+		int wx = text_width(t->xname);
 
 		for (int x = 0; x < t->nx; x++)
-			if (dispw(t->xlabel[x]) > wx)
-				wx = dispw(t->xlabel[x]);
+			if (text_width(t->xlabel[x]) > wx)
+				wx = text_width(t->xlabel[x]);
 		for (int s = 0; s < t->ns; s++) {
 			memset(&w[s], 0, sizeof(w[s]));
 			for (int x = 0; x < t->nx; x++) {
@@ -548,8 +485,8 @@ static void emit_text(struct table *t)
 					widen(&w[s], &p);
 			}
 			w[s].all = total(&w[s]);
-			if (dispw(t->series[s].name) > w[s].all)
-				w[s].all = dispw(t->series[s].name);
+			if (text_width(t->series[s].name) > w[s].all)
+				w[s].all = text_width(t->series[s].name);
 			if (w[s].all < 5)
 				w[s].all = 5;
 		}
@@ -600,8 +537,8 @@ static void emit_text(struct table *t)
 		int wn = 0;
 
 		for (int s = 0; s < t->ns; s++)
-			if (dispw(t->series[s].name) > wn)
-				wn = dispw(t->series[s].name);
+			if (text_width(t->series[s].name) > wn)
+				wn = text_width(t->series[s].name);
 		for (int x = 0; x < t->nx; x++) {
 			memset(&w[x], 0, sizeof(w[x]));
 			for (int s = 0; s < t->ns; s++) {
@@ -610,8 +547,8 @@ static void emit_text(struct table *t)
 					widen(&w[x], &p);
 			}
 			w[x].all = total(&w[x]);
-			if (dispw(t->xlabel[x]) > w[x].all)
-				w[x].all = dispw(t->xlabel[x]);
+			if (text_width(t->xlabel[x]) > w[x].all)
+				w[x].all = text_width(t->xlabel[x]);
 			if (w[x].all < 5)
 				w[x].all = 5;
 		}
@@ -670,9 +607,14 @@ static void emit_csv(struct table *t)
 		for (int x = 0; x < t->nx; x++) {
 			const struct cell *c = table_cell(t, s, x);
 
-			fprintf(f, "\"%s\",\"%s\",%zu,\"%s\",\"%s\",%s,", t->id,
-				t->xlabel[x], t->xval[x], t->series[s].name, fl,
-				unit_name(t->unit));
+			csv_str(f, t->id);
+			fputc(',', f);
+			csv_str(f, t->xlabel[x]);
+			fprintf(f, ",%zu,", t->xval[x]);
+			csv_str(f, t->series[s].name);
+			fputc(',', f);
+			csv_str(f, fl);
+			fprintf(f, ",%s,", unit_name(t->unit));
 			if (c->state == CELL_OK)
 				fprintf(f,
 					"%.6g,%.6g,%.6g,%.6g,%.6g,%.4f,%.4f,%."
@@ -799,31 +741,6 @@ void output_finish(void)
  * --------------------------------------------------------------------- */
 
 static char gnuplot_path[4096];
-
-static int find_in_path(const char *prog, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	char dir[2048];
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)n, n ? path : ".");
-		snprintf(out, len, "%s/%s", dir, prog);
-		if (access(out, X_OK) == 0) {
-			struct stat st;
-
-			if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-				return 0;
-		}
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return -1;
-}
 
 static const char *plot_ext(void)
 {
