@@ -18,9 +18,6 @@
 #include "bench.h"
 #include "distribution.h"
 
-#define MODE_COLD 1u
-#define MODE_HOT 4u
-
 /* "wins": faster by at least 2% (and "loses": slower by 2%) */
 #define WIN 1.02
 
@@ -1602,7 +1599,7 @@ int cmd_calibrate(void)
 	nfound = 0;
 	for (int i = 0; i < 2; i++)
 		nfound += pairs[i].found && !pairs[i].skip[0];
-	side = region_total(512 * MIB, 1 * GIB) / 2;
+	side = region_total(CMD_CALIBRATE) / 2;
 	if (side < PAGE + 4 * sweep_stride(maxn))
 		side = (PAGE + 4 * sweep_stride(maxn) + MIB - 1) & ~(MIB - 1);
 	if (nfound) {

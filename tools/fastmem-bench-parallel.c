@@ -13,9 +13,6 @@
 
 #include "bench.h"
 
-#define MODE_COLD 1u
-#define MODE_HOT 4u
-
 /* One series per thread count: nthreads for wrapper k is threads_of[k]. */
 #define MAX_TCOUNTS 12
 static unsigned threads_of[MAX_TCOUNTS];
@@ -159,7 +156,7 @@ static struct table *run_table(enum kind kind, int cold, const size_t *sizes,
 	snprintf(t->title, sizeof(t->title),
 		 "%s, %s: GB/s by thread count (median), speed vs %s %s",
 		 kind == K_CLEAR ? "clear_pages" : op[kind],
-		 cold ? "cold" : "hot", libc_label(),
+		 cold ? "cold" : "hot", REF_NAME,
 		 kind == K_COPY ? "memcpy" : "memset");
 	if (cold)
 		snprintf(t->subtitle, sizeof(t->subtitle),
@@ -172,10 +169,9 @@ static struct table *run_table(enum kind kind, int cold, const size_t *sizes,
 			 "the same buffers every call; px = "
 			 "fm_%s_parallel(..., x)",
 			 kind == K_CLEAR ? "clear_pages" : op[kind]);
-	t->plot = 1;
+	t->plot = PLOT_SIZES;
 	memset(t->series, 0, sizeof(t->series[0]) * (size_t)(ntc + 2));
-	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s",
-		 libc_label());
+	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s", REF_NAME);
 	t->series[0].flags = S_REF;
 	snprintf(t->series[1].name, sizeof(t->series[1].name), "%s",
 		 single[kind]);
@@ -247,7 +243,7 @@ int cmd_parallel(void)
 		if (sizes[i] > maxs)
 			maxs = sizes[i];
 	/* a side holds two positions of the largest size, or the region */
-	r.side = region_total(512 * MIB, 2 * GIB) / 2;
+	r.side = region_total(CMD_PARALLEL) / 2;
 	if (sizeof(void *) < 8 && r.side > 256 * MIB)
 		r.side = 256 * MIB;
 	if (!opt.region && r.side < PAGE + 2 * sweep_stride(maxs))
@@ -323,7 +319,7 @@ unsigned parallel_calibrate(char *why, size_t len)
 	/* the region (--region, else the default) holds two positions of a
 	 * buffer a side; smaller sizes where it is small, down to the size
 	 * from which the calls split at all */
-	r.side = region_total(512 * MIB, 2 * GIB) / 2;
+	r.side = region_total(CMD_PARALLEL) / 2;
 	if (sizeof(void *) < 8 && r.side > 256 * MIB)
 		r.side = 256 * MIB;
 	while (size > 8 * MIB && PAGE + 2 * sweep_stride(size) > r.side)
