@@ -378,7 +378,11 @@ int cmd_extent(void);
 int cmd_calibrate(void);
 /* before the header: the config path can be had, the --trace files read */
 int calibrate_check(void);
-unsigned parallel_calibrate(char *why, size_t len); /* calibrate --parallel */
+/* calibrate --parallel: the thread count to write (0 none) and why; *effect
+ * how far the best count's gain is from the 5% that decides, *noise the
+ * cells' spread (both fractions) */
+unsigned parallel_calibrate(char *why, size_t len, double *effect,
+			    double *noise);
 int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);

@@ -296,7 +296,34 @@ int cmd_parallel(void)
  * does not pay) and says why; 0 with one CPU, where there is nothing to
  * decide.
  */
-unsigned parallel_calibrate(char *why, size_t len)
+/* The cells' spread: the median over the counts of the larger of the
+ * count's and the one-thread call's half-IQR over the median. */
+static double calib_noise(struct table *t[2], int ntc)
+{
+	double v[2 * MAX_TCOUNTS], tmp;
+	int n = 0;
+
+	for (int o = 0; o < 2; o++)
+		for (int k = 0; k < ntc; k++) {
+			const struct cell *a = table_cell(t[o], 1, 0);
+			const struct cell *b = table_cell(t[o], 2 + k, 0);
+			double sa = a->v.med > 0
+					    ? (a->v.q3 - a->v.q1) / 2 / a->v.med
+					    : 1;
+			double sb = b->v.med > 0
+					    ? (b->v.q3 - b->v.q1) / 2 / b->v.med
+					    : 1;
+
+			v[n++] = sa > sb ? sa : sb;
+		}
+	for (int i = 1; i < n; i++) /* insertion sort: a handful */
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--)
+			tmp = v[j], v[j] = v[j - 1], v[j - 1] = tmp;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+unsigned parallel_calibrate(char *why, size_t len, double *effect,
+			    double *noise)
 {
 	size_t size = opt.quick ? 64 * MIB : 256 * MIB;
 	unsigned n = cpus(), best = 1;
@@ -347,6 +374,14 @@ unsigned parallel_calibrate(char *why, size_t len)
 		if (lo > top)
 			top = lo;
 	}
+	/* the decision's margin: how far the best count lies from the 5%
+	 * gain that decides between it and one thread */
+	double high = score[0];
+
+	for (int k = 1; k < ntc; k++)
+		high = score[k] > high ? score[k] : high;
+	*effect = high > 1.05 ? high - 1.05 : 1.05 - high;
+	*noise = calib_noise(t, ntc);
 	if (top > 1.05) {
 		for (int k = ntc - 1; k >= 0; k--)
 			if (score[k] >= 0.97 * top)
