@@ -39,7 +39,7 @@ short="--no-progress --batch 200 --basis cold --mode cold --sizes 64K,8M --regio
 FASTMEM_BENCH_FORCE_SPREAD=0
 export FASTMEM_BENCH_FORCE_SPREAD
 
-# 0. cells noisier than any effect (forced: every cell spread ±1000%), and
+# 0. cells noisier than any effect (forced: every cell spread ±10^8 %), and
 # --quick (cells as quiet as can be): nothing written, every decision says
 # why, and the file is untouched
 nconf=$dir/ncfg/fastmem.conf
@@ -48,7 +48,7 @@ printf 'memmove = generic\nstream_cold.memcpy = 5M\n' >"$nconf"
 cp "$nconf" "$dir/before"
 for case in noisy quick; do
 	if [ $case = noisy ]; then
-		spread=10 extra=""
+		spread=1000000 extra=""
 	else
 		spread=0 extra="--quick"
 	fi
