@@ -82,4 +82,70 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
 		"$dir/copy.json" || fail "copy --json is not JSON"
 fi
+
+# one interface: the same --mode words everywhere (the old ones as
+# aliases, naming the same tables), "libc" as the reference row of every
+# table, one line for every usage error, --csv with --json refused
+# shellcheck disable=SC2086
+"$bench" copy -s 64 --align 0-0 --mode cache-cache,cold --csv $fast \
+	>"$dir/alias.csv" || fail "copy --mode cache-cache,cold exited $?"
+grep -q '^"copy hot 0-0",' "$dir/alias.csv" && grep -q '^"copy cold 0-0",' \
+	"$dir/alias.csv" || fail "copy --mode cache-cache,cold: no hot and cold tables"
+# shellcheck disable=SC2086
+"$bench" set -s 64 --align 0 --mode memory --csv $fast >"$dir/alias2.csv" ||
+	fail "set --mode memory exited $?"
+grep -q '^"set cold 0",' "$dir/alias2.csv" || fail "set --mode memory: no cold table"
+for f in "$dir"/*.csv; do
+	awk -F, '$5 ~ /ref/ && $4 != "\"libc\"" { bad = 1; print FILENAME ": " $0 }
+		END { exit bad }' "$f" >&2 || fail "a reference row not named libc"
+done
+for f in "$dir"/*.txt; do
+	# after the header (which names the C library), no row or column glibc
+	if sed -n '/^== /,$p' "$f" | grep -q '\bglibc\b'; then
+		fail "$f names the reference glibc: $(grep -m1 glibc "$f")"
+	fi
+done
+# usage errors: exit 2, exactly one line, pointing at --help
+usage_error() {
+	rc=0
+	"$bench" "$@" >"$dir/u.out" 2>"$dir/u.err" || rc=$?
+	[ "$rc" = 2 ] || fail "fastmem-bench $*: exit $rc, not 2"
+	[ "$(wc -l <"$dir/u.err")" = 1 ] ||
+		fail "fastmem-bench $*: not one line: $(cat "$dir/u.err")"
+	grep -q -- '--help' "$dir/u.err" ||
+		fail "fastmem-bench $*: does not point at --help: $(cat "$dir/u.err")"
+	[ ! -s "$dir/u.out" ] || fail "fastmem-bench $*: printed on stdout"
+}
+usage_error copy --csv --json
+usage_error copy --json --csv
+usage_error copy --mode sideways
+usage_error set --mode warm
+usage_error page --sizes 4K
+usage_error copy --sizes 12Q
+usage_error copy --bogus
+usage_error nonesuch
+usage_error
+usage_error calibrate --basis maybe
+usage_error copy --plot out.txt
+echo "bench-smoke.sh: one --mode vocabulary, libc rows, one-line errors ok"
+# --plot on every subcommand (the help of each lists it) and drawn for
+# the tables by mode, pattern and distribution too
+for c in copy set page readback extent calibrate versus residency replay \
+	parallel; do
+	"$bench" "$c" --help | grep -q -- '--plot FILE' ||
+		fail "fastmem-bench $c --help: no --plot"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+	# shellcheck disable=SC2086
+	"$bench" page --region 64M --plot "$dir/page.svg" $fast >"$dir/pp.txt" ||
+		fail "page --plot exited $?"
+	grep -q '^plot: .*page.svg (2 panels)' "$dir/pp.txt" ||
+		fail "page --plot: $(tail -2 "$dir/pp.txt")"
+	grep -q '<svg' "$dir/page.svg" || fail "page --plot wrote no SVG"
+	# shellcheck disable=SC2086
+	"$bench" readback --pages 1 --plot "$dir/rb.svg" $fast >/dev/null ||
+		fail "readback --plot exited $?"
+	grep -q '<svg' "$dir/rb.svg" || fail "readback --plot wrote no SVG"
+	echo "bench-smoke.sh: --plot of page and readback ok"
+fi
 echo "bench-smoke.sh: ok"

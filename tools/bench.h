@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "fastmem/fastmem.h"
+#include "out.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define BENCH_X86 1
@@ -50,6 +51,13 @@ enum cmd {
 
 enum out_format { OUT_TEXT, OUT_CSV, OUT_JSON };
 
+/* --mode bits: one vocabulary for every subcommand (cold: swept over a
+ * region far larger than the caches; warm: source cached, destination
+ * swept; hot: the same buffers every call) */
+#define MODE_COLD 1u
+#define MODE_WARM 2u
+#define MODE_HOT 4u
+
 enum basis { BASIS_BOTH, BASIS_HOT, BASIS_COLD };
 
 struct options {
@@ -69,7 +77,7 @@ struct options {
 	int byte;      /* --byte (set), default 0 */
 	size_t align_src[8], align_dst[8];
 	int nalign;	/* --align, 0 unset */
-	unsigned modes; /* --mode bit mask, 0 unset */
+	unsigned modes; /* --mode: MODE_* bits, 0 unset */
 	int progress;	/* -1 auto (tty), 0 off, 1 on */
 	int dry_run;
 	int system; /* calibrate --system: write the system config */
@@ -154,9 +162,11 @@ int peer_load(const char *arg, char *err, size_t len);
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);
 extern void *(*volatile sys_memset)(void *, int, size_t);
-/* memset(p, 0, npages * 4096) of the system; "glibc" or "libc". */
+/* memset(p, 0, npages * 4096) of the system. */
 void libc_clear(void *p, size_t npages);
-const char *libc_label(void);
+/* The reference row's name in every table, whichever the C library (the
+ * header names it, e.g. "glibc 2.36"). */
+#define REF_NAME "libc"
 
 /* --- jobs and measurement ------------------------------------------------ */
 
@@ -251,7 +261,14 @@ void buf_free(char *p, size_t bytes);
 
 /* Layout of a swept region: a guard page, then slots of `stride`. */
 size_t sweep_stride(size_t n);
-size_t region_total(size_t quick_default, size_t full_default);
+/* --region's default per subcommand (the help prints it from here) */
+struct region_default {
+	size_t quick, full;
+};
+extern const struct region_default region_defaults[CMD_COUNT];
+/* --region, else subcommand c's default raised to 4x the caches (so that
+ * "memory" means memory) but to no more than a quarter of the RAM. */
+size_t region_total(enum cmd c);
 /*
  * Should a sweep of `slots` calls of n bytes flush the lines it touched
  * after each timed batch (outside the timing)?  Yes where the lines a sweep
@@ -270,7 +287,7 @@ struct table {
 	enum unit unit;
 	int by_series; /* text: a line per series (else per point) */
 	int show_tsc;
-	int plot; /* points are byte sizes: plottable */
+	int plot; /* PLOT_SIZES or PLOT_LABELS: --plot draws it */
 	int nx, ns, ref;
 	size_t xval[MAX_POINTS];
 	char xlabel[MAX_POINTS][32];
@@ -279,7 +296,16 @@ struct table {
 	char footer[1024];  /* conclusions printed under the table */
 };
 
+/* How --plot draws a table: against the sizes (log scale), or one point per
+ * labelled column (modes, patterns, distributions); 0: not at all. */
+#define PLOT_SIZES 1
+#define PLOT_LABELS 2
+
 struct table *table_new(const char *id, enum unit unit, int by_series);
+/* Every table made so far, in order. */
+int table_count(void);
+struct table *table_at(int i);
+const char *unit_name(enum unit u); /* "GB/s", "ns/op" */
 struct cell *table_cell(struct table *t, int series, int point);
 void table_add_point(struct table *t, size_t value, const char *label);
 /* Print (text, CSV) now; keep for JSON and --plot. */
@@ -320,19 +346,14 @@ void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void json_str(FILE *f, const char *s);
-/* s escaped for inside a JSON string, cut to fit len (json_extra text) */
-void json_escape(const char *s, char *out, size_t len);
 
 void print_header(void);
+void json_machine(FILE *f);	       /* "machine":{...} */
+void cpu_brand(char *buf, size_t len); /* "unknown" when none is found */
+const char *libc_name(void);	       /* "glibc 2.36" */
 void output_finish(void);
 int plot_check(void); /* exit 2 with a message if gnuplot is missing */
 int plot_write(void);
-
-/* Formatting. */
-void fmt_size(size_t v, char *buf, size_t len);	      /* "4 KiB", "300 KiB" */
-void fmt_size_short(size_t v, char *buf, size_t len); /* "4K", "1M" */
-int parse_size(const char *s, size_t *out);
 
 /* --- progress, failures --------------------------------------------------- */
 
@@ -343,7 +364,8 @@ void progress_end(void);
 void activity(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *activity_text(void);
 void install_crash_handler(void);
-extern int bench_failed;   /* a variant produced a wrong result */
+extern const char *volatile cur_series; /* the row running, NULL none */
+extern int bench_failed;		/* a variant produced a wrong result */
 extern double bench_start; /* now_ns() when the subcommand started */
 
 /* --- subcommands ---------------------------------------------------------- */
@@ -356,7 +378,11 @@ int cmd_extent(void);
 int cmd_calibrate(void);
 /* before the header: the config path can be had, the --trace files read */
 int calibrate_check(void);
-unsigned parallel_calibrate(char *why, size_t len); /* calibrate --parallel */
+/* calibrate --parallel: the thread count to write (0 none) and why; *effect
+ * how far the best count's gain is from the 5% that decides, *noise the
+ * cells' spread (both fractions) */
+unsigned parallel_calibrate(char *why, size_t len, double *effect,
+			    double *noise);
 int cmd_versus(void);
 int cmd_residency(void);
 int cmd_replay(void);

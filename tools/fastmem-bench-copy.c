@@ -21,13 +21,6 @@ static const size_t sizes_quick[] = {
 	64 * KIB, 300 * KIB, 1 * MIB, 4 * MIB, 16 * MIB,
 };
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The sizes to run: --sizes, else the default list cut or extended by --max
  * (in steps of 4x past 16 MiB). */
 static int pick_sizes(size_t *out)
@@ -56,10 +49,6 @@ static int pick_sizes(size_t *out)
 }
 
 /* --- copy ---------------------------------------------------------------- */
-
-#define MODE_COLD 1u
-#define MODE_WARM 2u
-#define MODE_HOT 4u
 
 static const size_t copy_align[][2] = {
 	{ 0, 0 }, { 0, 4092 }, { 7, 0 }, { 0, 7 }, { 17, 11 },
@@ -97,7 +86,7 @@ static struct table *sized_table(const char *id, const struct series *ser,
 {
 	struct table *t = table_new(id, UNIT_GBS, 0);
 
-	t->plot = 1;
+	t->plot = PLOT_SIZES;
 	t->ns = ns;
 	t->ref = 0;
 	memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
@@ -175,7 +164,7 @@ int cmd_copy(void)
 			adst[i] = copy_align[i][1];
 		}
 	}
-	side = side_bytes(region_total(256 * MIB, 1 * GIB), sizes[nsizes - 1]);
+	side = side_bytes(region_total(opt.cmd), sizes[nsizes - 1]);
 	fmt_size(side, a, sizeof(a));
 	note("buffers: source and destination regions of %s each; sweeps "
 	     "advance by the size rounded up to pages plus one page",
@@ -190,12 +179,12 @@ int cmd_copy(void)
 		     !!(modes & MODE_HOT);
 	progress_begin((long)nmodes * nalign * nsizes);
 	for (unsigned m = MODE_COLD; m <= MODE_HOT; m <<= 1) {
-		const char *mname = m == MODE_COLD   ? "mem-mem"
-				    : m == MODE_WARM ? "cache-mem"
-						     : "cache-cache";
-		const char *mtitle = m == MODE_COLD   ? "memory-to-memory"
-				     : m == MODE_WARM ? "cache-to-memory"
-						      : "cache-to-cache";
+		const char *mname = m == MODE_COLD   ? "cold"
+				    : m == MODE_WARM ? "warm"
+						     : "hot";
+		const char *mtitle = m == MODE_COLD   ? "memory to memory"
+				     : m == MODE_WARM ? "cache to memory"
+						      : "cache to cache";
 
 		if (!(modes & m))
 			continue;
@@ -211,9 +200,9 @@ int cmd_copy(void)
 				 asrc[al], adst[al]);
 			t = sized_table(id, ser, ns, sizes, nsizes);
 			snprintf(t->title, sizeof(t->title),
-				 "copy %s, alignment %zu-%zu (src+%zu, "
+				 "copy %s (%s), alignment %zu-%zu (src+%zu, "
 				 "dst+%zu), GB/s",
-				 mtitle, asrc[al], adst[al], asrc[al],
+				 mname, mtitle, asrc[al], adst[al], asrc[al],
 				 adst[al]);
 			snprintf(
 				t->subtitle, sizeof(t->subtitle), "%s",
@@ -264,8 +253,7 @@ int cmd_set(void)
 		memcpy(adst, set_align, sizeof(set_align));
 	}
 	/* sets sweep one region: the whole of --region */
-	side = side_bytes(region_total(256 * MIB, 1 * GIB) * 2,
-			  sizes[nsizes - 1]);
+	side = side_bytes(region_total(opt.cmd) * 2, sizes[nsizes - 1]);
 	fmt_size(side, a, sizeof(a));
 	note("buffers: destination region of %s; sweeps advance by the size "
 	     "rounded up to pages plus one page; byte value %d",
@@ -278,7 +266,7 @@ int cmd_set(void)
 	int nmodes = !!(modes & MODE_COLD) + !!(modes & MODE_HOT);
 	progress_begin((long)nmodes * nalign * nsizes);
 	for (unsigned m = MODE_COLD; m <= MODE_HOT; m <<= 1) {
-		const char *mname = m == MODE_COLD ? "memory" : "cache";
+		const char *mname = m == MODE_COLD ? "cold" : "hot";
 
 		if (!(modes & m))
 			continue;
@@ -293,7 +281,8 @@ int cmd_set(void)
 			snprintf(id, sizeof(id), "set %s %zu", mname, adst[al]);
 			t = sized_table(id, ser, ns, sizes, nsizes);
 			snprintf(t->title, sizeof(t->title),
-				 "set to %s, destination +%zu, GB/s", mname,
+				 "set %s (to %s), destination +%zu, GB/s",
+				 mname, m == MODE_COLD ? "memory" : "cache",
 				 adst[al]);
 			snprintf(t->subtitle, sizeof(t->subtitle), "%s",
 				 m == MODE_COLD

@@ -12,20 +12,11 @@
 
 #include "bench.h"
 
-#define MODE_COLD 1u
-#define MODE_HOT 4u
-
 /* Rows for a page op: the reference, fm_*, the variants, the hint row. */
 static int page_series(enum fm_op op, struct series *ser)
 {
 	int ns = series_for_op(op, ser, MAX_SERIES - 1, 1, 1);
 
-	for (int s = 0; s < ns; s++) {
-		if (ser[s].flags & S_REF)
-			snprintf(ser[s].name, sizeof(ser[s].name), "%s",
-				 op == FM_OP_COPY_PAGE ? "libc memcpy"
-						       : "libc memset");
-	}
 	ns += hint_series(op, &ser[ns]);
 	return ns;
 }
@@ -37,7 +28,7 @@ int cmd_page(void)
 {
 	static const enum fm_op ops[] = { FM_OP_COPY_PAGE, FM_OP_CLEAR_PAGE };
 	unsigned modes = opt.modes ? opt.modes : MODE_HOT | MODE_COLD;
-	size_t side = region_total(256 * MIB, 1 * GIB) / 2;
+	size_t side = region_total(CMD_PAGE) / 2;
 	size_t slots = (side - 2 * PAGE) / PAGE, pos = 0;
 	char *src, *dst, a[24];
 
@@ -67,15 +58,17 @@ int cmd_page(void)
 			      UNIT_NS, 1);
 		snprintf(t->title, sizeof(t->title),
 			 "%s: ns per 4 KiB page%s, median ±half-IQR, speed vs "
-			 "%s",
+			 "%s %s",
 			 op == FM_OP_COPY_PAGE ? "copy_page" : "clear_page",
 			 have_tsc ? " and timestamp-counter ticks" : "",
-			 ser[0].name);
+			 ser[0].name,
+			 op == FM_OP_COPY_PAGE ? "memcpy" : "memset");
 		snprintf(t->subtitle, sizeof(t->subtitle),
 			 "hot: the same page every call; cold: pages swept "
 			 "over %s",
 			 a);
 		t->xname = "mode";
+		t->plot = PLOT_LABELS;
 		t->show_tsc = have_tsc;
 		t->ns = ns;
 		memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
@@ -266,6 +259,7 @@ int cmd_readback(void)
 				: copy	? " | copy and read back page by page"
 				       : " | clear and read back page by page");
 			t->xname = "pattern";
+			t->plot = PLOT_LABELS;
 			t->ns = ns;
 			memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
 			table_add_point(t, np,
@@ -356,7 +350,8 @@ int cmd_extent(void)
 	ns = page_series(FM_OP_CLEAR_PAGE, ser);
 	for (int s = 0; s < ns; s++)
 		if (ser[s].flags & S_REF)
-			snprintf(ser[s].name, sizeof(ser[s].name), "libc");
+			snprintf(ser[s].name, sizeof(ser[s].name), "%s",
+				 REF_NAME);
 	dst = buf_alloc(maxe + 2 * PAGE, 0x22);
 
 	t = table_new("extent", UNIT_GBS, 0);
@@ -367,7 +362,7 @@ int cmd_extent(void)
 		 "the same extent in every run, so small extents stay cached; "
 		 "libc is memset(p, 0, size)");
 	t->xname = "extent";
-	t->plot = 1;
+	t->plot = PLOT_SIZES;
 	t->ns = ns;
 	memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
 	for (int x = 0; x < ne; x++)

@@ -13,9 +13,6 @@
 
 #include "bench.h"
 
-#define MODE_COLD 1u
-#define MODE_HOT 4u
-
 /* One series per thread count: nthreads for wrapper k is threads_of[k]. */
 #define MAX_TCOUNTS 12
 static unsigned threads_of[MAX_TCOUNTS];
@@ -159,7 +156,7 @@ static struct table *run_table(enum kind kind, int cold, const size_t *sizes,
 	snprintf(t->title, sizeof(t->title),
 		 "%s, %s: GB/s by thread count (median), speed vs %s %s",
 		 kind == K_CLEAR ? "clear_pages" : op[kind],
-		 cold ? "cold" : "hot", libc_label(),
+		 cold ? "cold" : "hot", REF_NAME,
 		 kind == K_COPY ? "memcpy" : "memset");
 	if (cold)
 		snprintf(t->subtitle, sizeof(t->subtitle),
@@ -172,10 +169,9 @@ static struct table *run_table(enum kind kind, int cold, const size_t *sizes,
 			 "the same buffers every call; px = "
 			 "fm_%s_parallel(..., x)",
 			 kind == K_CLEAR ? "clear_pages" : op[kind]);
-	t->plot = 1;
+	t->plot = PLOT_SIZES;
 	memset(t->series, 0, sizeof(t->series[0]) * (size_t)(ntc + 2));
-	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s",
-		 libc_label());
+	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s", REF_NAME);
 	t->series[0].flags = S_REF;
 	snprintf(t->series[1].name, sizeof(t->series[1].name), "%s",
 		 single[kind]);
@@ -247,7 +243,7 @@ int cmd_parallel(void)
 		if (sizes[i] > maxs)
 			maxs = sizes[i];
 	/* a side holds two positions of the largest size, or the region */
-	r.side = region_total(512 * MIB, 2 * GIB) / 2;
+	r.side = region_total(CMD_PARALLEL) / 2;
 	if (sizeof(void *) < 8 && r.side > 256 * MIB)
 		r.side = 256 * MIB;
 	if (!opt.region && r.side < PAGE + 2 * sweep_stride(maxs))
@@ -300,7 +296,34 @@ int cmd_parallel(void)
  * does not pay) and says why; 0 with one CPU, where there is nothing to
  * decide.
  */
-unsigned parallel_calibrate(char *why, size_t len)
+/* The cells' spread: the median over the counts of the larger of the
+ * count's and the one-thread call's half-IQR over the median. */
+static double calib_noise(struct table *t[2], int ntc)
+{
+	double v[2 * MAX_TCOUNTS], tmp;
+	int n = 0;
+
+	for (int o = 0; o < 2; o++)
+		for (int k = 0; k < ntc; k++) {
+			const struct cell *a = table_cell(t[o], 1, 0);
+			const struct cell *b = table_cell(t[o], 2 + k, 0);
+			double sa = a->v.med > 0
+					    ? (a->v.q3 - a->v.q1) / 2 / a->v.med
+					    : 1;
+			double sb = b->v.med > 0
+					    ? (b->v.q3 - b->v.q1) / 2 / b->v.med
+					    : 1;
+
+			v[n++] = sa > sb ? sa : sb;
+		}
+	for (int i = 1; i < n; i++) /* insertion sort: a handful */
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--)
+			tmp = v[j], v[j] = v[j - 1], v[j - 1] = tmp;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+unsigned parallel_calibrate(char *why, size_t len, double *effect,
+			    double *noise)
 {
 	size_t size = opt.quick ? 64 * MIB : 256 * MIB;
 	unsigned n = cpus(), best = 1;
@@ -323,7 +346,7 @@ unsigned parallel_calibrate(char *why, size_t len)
 	/* the region (--region, else the default) holds two positions of a
 	 * buffer a side; smaller sizes where it is small, down to the size
 	 * from which the calls split at all */
-	r.side = region_total(512 * MIB, 2 * GIB) / 2;
+	r.side = region_total(CMD_PARALLEL) / 2;
 	if (sizeof(void *) < 8 && r.side > 256 * MIB)
 		r.side = 256 * MIB;
 	while (size > 8 * MIB && PAGE + 2 * sweep_stride(size) > r.side)
@@ -351,6 +374,14 @@ unsigned parallel_calibrate(char *why, size_t len)
 		if (lo > top)
 			top = lo;
 	}
+	/* the decision's margin: how far the best count lies from the 5%
+	 * gain that decides between it and one thread */
+	double high = score[0];
+
+	for (int k = 1; k < ntc; k++)
+		high = score[k] > high ? score[k] : high;
+	*effect = high > 1.05 ? high - 1.05 : 1.05 - high;
+	*noise = calib_noise(t, ntc);
 	if (top > 1.05) {
 		for (int k = ntc - 1; k >= 0; k--)
 			if (score[k] >= 0.97 * top)

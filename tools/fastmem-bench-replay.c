@@ -213,21 +213,12 @@ int replayable(const struct dist *x, int op)
 				      : x->total[op] >= MIN_CALLS;
 }
 
-static const char *ref_label(void)
-{
-#ifdef __GLIBC__
-	return "glibc";
-#else
-	return "libc";
-#endif
-}
-
 /* libc, fm_*, then the -v variants of op. */
 static int replay_series(enum fm_op op, struct series *out)
 {
 	int n = series_for_op(op, out, 1, 1, 0);
 
-	snprintf(out[0].name, sizeof(out[0].name), "%s", ref_label());
+	snprintf(out[0].name, sizeof(out[0].name), "%s", REF_NAME);
 	memset(&out[n], 0, sizeof(out[n]));
 	snprintf(out[n].name, sizeof(out[n].name), "%s",
 		 op == FM_OP_MEMCPY ? "fm_memcpy" : "fm_memset");
@@ -401,8 +392,7 @@ void replay_arenas(size_t arena[3])
 		arena[1] = 16 * MIB;
 	if (arena[1] < 4 * arena[0])
 		arena[1] = 4 * arena[0];
-	arena[2] = sizeof(void *) < 8 ? 256 * MIB
-				      : region_total(256 * MIB, 1 * GIB);
+	arena[2] = sizeof(void *) < 8 ? 256 * MIB : region_total(CMD_REPLAY);
 	/* the buffers are sized for the memory arena: the others fit in it
 	 * (--region may make it small) */
 	if (arena[1] > arena[2] / 4)
@@ -512,8 +502,9 @@ static void fixed_table(int op, int mis, char *src, char *dst)
 					: ", destination + 13")
 		     : ", 64-byte aligned");
 	snprintf(t->subtitle, sizeof(t->subtitle),
-		 "ratio: speed relative to %s", ref_label());
+		 "ratio: speed relative to %s", REF_NAME);
 	t->xname = "size";
+	t->plot = PLOT_SIZES;
 	t->ns = replay_series(fop, t->series);
 	for (size_t i = 0; i < sizeof(fixed_sizes) / sizeof(*fixed_sizes);
 	     i++) {
@@ -563,8 +554,9 @@ static void corpus_table(int c, int op, unsigned a, size_t arena, char *src,
 		 op == DIST_COPY ? "source and destination each half the arena"
 				 : "the destination spans half the arena, as "
 				   "a copy's does",
-		 ref_label());
+		 REF_NAME);
 	t->xname = "distribution";
+	t->plot = PLOT_LABELS;
 	t->ns = replay_series(fop, t->series);
 	for (int i = 0; i < nd; i++) {
 		struct cell out[MAX_SERIES];

@@ -136,7 +136,7 @@ int cmd_residency(void)
 	for (int i = 0; i < nsizes; i++)
 		if (sizes[i] > maxn)
 			maxn = sizes[i];
-	region = region_total(512 * MIB, 1 * GIB);
+	region = region_total(CMD_RESIDENCY);
 	if (region < 4 * sweep_stride(maxn))
 		region = 4 * sweep_stride(maxn);
 	note("cold: swept over %zu MiB per buffer; cached: the same buffer "
@@ -173,7 +173,7 @@ int cmd_residency(void)
 			snprintf(t->title, sizeof(t->title), "%s, %s, GB/s",
 				 copy ? "copy" : "set", lay[l].title);
 			t->xname = "size";
-			t->plot = 1;
+			t->plot = PLOT_SIZES;
 			t->ns = ns;
 			memcpy(t->series, ser, sizeof(ser[0]) * (size_t)ns);
 			for (int i = 0; i < nsizes; i++) {

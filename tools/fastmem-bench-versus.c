@@ -68,11 +68,10 @@ static struct table *two(const char *id, const char *title,
 
 	snprintf(t->title, sizeof(t->title), "%s", title);
 	snprintf(t->subtitle, sizeof(t->subtitle), "%s", subtitle);
-	t->plot = unit == UNIT_GBS;
+	t->plot = PLOT_SIZES;
 	t->ns = 2;
 	memset(t->series, 0, 2 * sizeof(t->series[0]));
-	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s",
-		 libc_label());
+	snprintf(t->series[0].name, sizeof(t->series[0].name), "%s", REF_NAME);
 	t->series[0].flags = S_REF;
 	snprintf(t->series[1].name, sizeof(t->series[1].name), "fastmem");
 	t->series[1].flags = S_DISPATCH;
@@ -99,7 +98,7 @@ int cmd_versus(void)
 		/* a 32-bit address space: 256 MiB a side, sizes that fit */
 		cold.side = opt.region ? opt.region / 2 : 256 * MIB;
 	} else {
-		cold.side = region_total(2 * GIB, 2 * GIB) / 2;
+		cold.side = region_total(CMD_VERSUS) / 2;
 		if (cold.side < 1 * GIB)
 			cold.side = 1 * GIB;
 		if (cold.side < PAGE + 4 * sweep_stride(256 * MIB))
@@ -201,7 +200,7 @@ int cmd_versus(void)
 	t->series[t->ns++].fn.clear = rep_stosb;
 #endif
 	snprintf(t->series[t->ns].name, sizeof(t->series[0].name), "%s",
-		 libc_label());
+		 REF_NAME);
 	t->series[t->ns].flags = BENCH_X86 ? 0 : S_REF;
 	t->series[t->ns++].fn.clear = libc_clear;
 	snprintf(t->series[t->ns].name, sizeof(t->series[0].name),

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fastmem/fastmem.h"
+#include "out.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -28,20 +29,6 @@ struct identity {
 	int family, model, stepping;
 	const char *source;
 };
-
-/* used by the x86 identity and libcpuid paths only */
-static __attribute__((unused)) void trim(char *s)
-{
-	char *p = s;
-	size_t n;
-
-	while (*p == ' ')
-		p++;
-	memmove(s, p, strlen(p) + 1);
-	n = strlen(s);
-	while (n && s[n - 1] == ' ')
-		s[--n] = 0;
-}
 
 static const char *cpuid_version_or_none(void)
 {
@@ -112,35 +99,6 @@ static void identify(struct identity *id)
 #endif
 }
 
-static void human_size(size_t v, char *buf, size_t len)
-{
-	if (v == (size_t)-1)
-		snprintf(buf, len, "never");
-	else if (v && v % (1u << 30) == 0)
-		snprintf(buf, len, "%zu GiB", v >> 30);
-	else if (v && v % (1u << 20) == 0)
-		snprintf(buf, len, "%zu MiB", v >> 20);
-	else if (v && v % 1024 == 0)
-		snprintf(buf, len, "%zu KiB", v >> 10);
-	else
-		snprintf(buf, len, "%zu B", v);
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void flag_text(unsigned flags, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s",
@@ -166,47 +124,16 @@ static const char *sharing(unsigned n, char *buf, size_t len)
  * usable here (absent, or removed by FASTMEM_DISABLE). */
 static const char *missing(const char *isa, char *buf, size_t len)
 {
-	const char *have = fm_cpu_features();
 	char want[64], *save, *tok;
 	size_t n = 0;
 
 	snprintf(want, sizeof(want), "%s", isa);
 	buf[0] = 0;
 	for (tok = strtok_r(want, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		size_t l = strlen(tok);
-		const char *p = have;
-		int found = 0;
-		while ((p = strstr(p, tok))) {
-			if ((p == have || p[-1] == ',') &&
-			    (!p[l] || p[l] == ','))
-				found = 1;
-			p += l;
-		}
-		if (!found)
+	     tok = strtok_r(NULL, ",", &save))
+		if (!list_has(fm_cpu_features(), tok))
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
 					      "%s%s", n ? "," : "", tok);
-	}
-	return buf;
-}
-
-/* A path as text: "(none)" if empty, bytes that are not printable ASCII
- * (a terminal escape in FASTMEM_CONFIG, say) as \xNN. */
-static const char *printable(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	if (!*s)
-		return "(none)";
-	for (; *s && n + 5 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			buf[n++] = (char)c;
-		else
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
-	}
-	buf[n] = 0;
 	return buf;
 }
 
@@ -235,11 +162,11 @@ static void print_text(const struct identity *id)
 	printf("features    %s\n", fm_cpu_features_detected());
 	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
 		printf("usable      %s (FASTMEM_DISABLE)\n", fm_cpu_features());
-	human_size(ci.l1d, a, sizeof(a));
+	fmt_size(ci.l1d, a, sizeof(a));
 	if (!ci.l1d)
 		snprintf(a, sizeof(a), "?");
-	human_size(ci.l2, b, sizeof(b));
-	human_size(ci.l3, c, sizeof(c));
+	fmt_size(ci.l2, b, sizeof(b));
+	fmt_size(ci.l3, c, sizeof(c));
 	printf("caches      line %zu B, L1d %s, L2 %s, L3 %s\n", ci.line, a, b,
 	       c);
 	printf("            L2 shared by %s, L3 shared by %s threads\n",
@@ -267,7 +194,7 @@ static void print_text(const struct identity *id)
 	printf("            user config   %s: %s\n",
 	       printable(si.user.path, pb, sizeof(pb)), si.user.state);
 	fm_parallel_info(&pi);
-	human_size(pi.split_min, a, sizeof(a));
+	fmt_size(pi.split_min, a, sizeof(a));
 	printf("parallel    %u thread%s automatic (%u CPUs in the affinity "
 	       "mask, cap %u: %s);\n            one thread below %s\n\n",
 	       pi.threads, pi.threads == 1 ? "" : "s", pi.cpus, pi.cap,
@@ -278,7 +205,7 @@ static void print_text(const struct identity *id)
 		size_t n = fm_variants(op, &list);
 		const char *sel = fm_selected(op);
 
-		human_size(fm_nt_threshold(op), a, sizeof(a));
+		fmt_size(fm_nt_threshold(op), a, sizeof(a));
 		printf("%-11s selected %s (%s)\n", fm_op_name(op), sel,
 		       fm_selected_reason(op));
 		printf("            streams from %s: %s\n", a,
@@ -308,50 +235,50 @@ static void print_json(const struct identity *id)
 
 	fm_cache_info(&ci);
 	printf("{\"version\":");
-	json_str(fm_version());
+	json_str(stdout, fm_version());
 	printf(",\"cpu\":{\"vendor\":");
-	json_str(id->vendor);
+	json_str(stdout, id->vendor);
 	printf(",\"brand\":");
-	json_str(id->brand);
+	json_str(stdout, id->brand);
 	printf(",\"family\":%d,\"model\":%d,\"stepping\":%d,\"codename\":",
 	       id->family, id->model, id->stepping);
 	if (id->codename[0])
-		json_str(id->codename);
+		json_str(stdout, id->codename);
 	else
 		printf("null");
 	printf(",\"codename_guessed\":");
 	if (id->guessed[0])
-		json_str(id->guessed);
+		json_str(stdout, id->guessed);
 	else
 		printf("null");
 	printf(",\"identity_source\":");
-	json_str(id->source);
+	json_str(stdout, id->source);
 	printf(",\"features\":");
-	json_str(fm_cpu_features_detected());
+	json_str(stdout, fm_cpu_features_detected());
 	printf(",\"usable_features\":");
-	json_str(fm_cpu_features());
+	json_str(stdout, fm_cpu_features());
 	printf("},\"caches\":{\"line\":%zu,\"l1d\":%zu,\"l2\":%zu,"
 	       "\"l2_sharing\":%u,\"l3\":%zu,\"l3_sharing\":%u}",
 	       ci.line, ci.l1d, ci.l2, ci.l2_sharing, ci.l3, ci.l3_sharing);
 	printf(",\"notes\":");
-	json_str(fm_cpu_notes());
+	json_str(stdout, fm_cpu_notes());
 	fm_settings_info(&si);
 	printf(",\"preloaded\":%s,\"settings\":{\"secure\":%s,"
 	       "\"system_config\":{\"path\":",
 	       fm_preloaded() ? "true" : "false", si.secure ? "true" : "false");
-	json_str(si.system.path);
+	json_str(stdout, si.system.path);
 	printf(",\"state\":");
-	json_str(si.system.state);
+	json_str(stdout, si.system.state);
 	printf("},\"user_config\":{\"path\":");
-	json_str(si.user.path);
+	json_str(stdout, si.user.path);
 	printf(",\"state\":");
-	json_str(si.user.state);
+	json_str(stdout, si.user.state);
 	printf("}}");
 	fm_parallel_info(&pi);
 	printf(",\"parallel\":{\"threads\":%u,\"cpus\":%u,\"cap\":%u,"
 	       "\"cap_source\":",
 	       pi.threads, pi.cpus, pi.cap);
-	json_str(pi.cap_source);
+	json_str(stdout, pi.cap_source);
 	printf(",\"split_min\":%zu}", pi.split_min);
 	printf(",\"operations\":{");
 	for (int op = 0; op < FM_OP_COUNT; op++) {
@@ -361,21 +288,21 @@ static void print_json(const struct identity *id)
 
 		printf("%s\"%s\":{\"selected\":", op ? "," : "",
 		       fm_op_name(op));
-		json_str(fm_selected(op));
+		json_str(stdout, fm_selected(op));
 		printf(",\"reason\":");
-		json_str(fm_selected_reason(op));
+		json_str(stdout, fm_selected_reason(op));
 		if (t == (size_t)-1)
 			printf(",\"nt_threshold\":null");
 		else
 			printf(",\"nt_threshold\":%zu", t);
 		printf(",\"nt_threshold_source\":");
-		json_str(fm_nt_threshold_source(op));
+		json_str(stdout, fm_nt_threshold_source(op));
 		printf(",\"variants\":[");
 		for (size_t i = 0; i < n; i++) {
 			printf("%s{\"name\":", i ? "," : "");
-			json_str(list[i].name);
+			json_str(stdout, list[i].name);
 			printf(",\"isa\":");
-			json_str(list[i].isa);
+			json_str(stdout, list[i].isa);
 			printf(",\"usable\":%s,\"policy\":%s,\"nontemporal\":%"
 			       "s}",
 			       list[i].usable ? "true" : "false",

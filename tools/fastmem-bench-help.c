@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fastmem-bench: the subcommands, the options, which subcommands take each
+ * and their help, all in the tables below.  The parser (fastmem-bench.c)
+ * refuses an option for a subcommand whose help does not list it, and
+ * test/bench-help.sh checks that fastmem-bench(1) documents every option
+ * and subcommand the help lists, and no other.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "cli.h"
+
+#define SIZED                                                                  \
+	(B(CMD_COPY) | B(CMD_SET) | B(CMD_EXTENT) | B(CMD_CALIBRATE) |         \
+	 B(CMD_VERSUS) | B(CMD_RESIDENCY) | B(CMD_PARALLEL))
+#define SWEPT                                                                  \
+	(B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) | B(CMD_CALIBRATE) |           \
+	 B(CMD_VERSUS) | B(CMD_RESIDENCY) | B(CMD_REPLAY) | B(CMD_PARALLEL))
+
+const struct cmd_info cmds[CMD_COUNT] = {
+	[CMD_COPY] = { "copy", cmd_copy, "",
+		       "memcpy bandwidth by size, alignment and cache state",
+		       "memcpy bandwidth (GB/s) by size and source-destination "
+		       "alignment in three\nmodes (the 2008 Cell thread's "
+		       "benchmark): cold (memory to memory: source\nand "
+		       "destination swept over a region far larger than the "
+		       "caches), warm\n(cache to memory: source fixed, "
+		       "destination swept) and hot (cache to\ncache: the same "
+		       "buffers every call).  Rows: the system memcpy (libc),\n"
+		       "fm_memcpy and every usable memcpy variant." },
+	[CMD_SET] = { "set", cmd_set, "",
+		      "memset bandwidth by size, alignment and cache state",
+		      "memset bandwidth (GB/s) by size and destination "
+		      "alignment, cold (the\ndestination swept over a large "
+		      "region) and hot (the same buffer every call).\nRows: "
+		      "the system memset (libc), fm_memset and every usable "
+		      "memset variant." },
+	[CMD_PAGE] = { "page", cmd_page, "",
+		       "ns per page of each copy_page/clear_page variant",
+		       "ns (and timestamp-counter ticks on x86) per 4 KiB page "
+		       "for every copy_page\nand clear_page variant and "
+		       "fm_copy_page/fm_clear_page, against the system\n"
+		       "memcpy/memset of 4096 bytes (libc); hot (the same page "
+		       "every call) and cold\n(pages swept over a large "
+		       "region), as in the 2005 x86-64 SSE page thread." },
+	[CMD_READBACK] = { "readback", cmd_readback, "",
+			   "clear/copy pages, then read them back (2005)",
+			   "The 2005 read-back experiments: clear N pages and "
+			   "read them all back\nafterwards, or clear and read "
+			   "back page by page; the same for copies.\n"
+			   "Streaming stores win when the pages are not read "
+			   "back soon and lose when\nthey are.  ns per page, "
+			   "read-back included, for every clear_page and\n"
+			   "copy_page variant, the fm_* calls and the system "
+			   "memset/memcpy (libc)." },
+	[CMD_EXTENT] = { "extent", cmd_extent, "",
+			 "clear 2 MiB..1 GiB extents (2021 MOVNTI table)",
+			 "Clear extents of 2 MiB to 1 GiB (the 2021 MOVNTI "
+			 "clear_page patch's table):\nevery clear_page variant "
+			 "(called on the whole extent), fm_clear_pages and\n"
+			 "the system memset (libc), in GB/s.  The same extent "
+			 "is cleared in every\nrun, so small extents stay in "
+			 "the caches and large ones do not." },
+	[CMD_CALIBRATE] = { "calibrate", cmd_calibrate, "",
+			    "measure where streaming wins, write thresholds",
+			    NULL /* calibrate_help() */ },
+	[CMD_VERSUS] = { "versus", cmd_versus, "",
+			 "fm_memcpy/fm_memset vs libc, one compact table",
+			 "fm_memcpy/fm_memset against the system libc in one "
+			 "interleaved run,\ncompact enough for a README: hot "
+			 "copies 8 B..32 MiB aligned and misaligned\n(src+7, "
+			 "dst+13); cold copies and sets of 1..256 MiB swept "
+			 "over 2 x 1 GiB;\nfm_clear_pages over 64 MiB and more "
+			 "against memset (cold); one page cleared\nand read "
+			 "back at once, fm_clear_page against rep stosb (x86) "
+			 "and memset." },
+	[CMD_RESIDENCY] = { "residency", cmd_residency, "",
+			    "1-64 MiB copies/sets, data cached or cold, "
+			    "read back",
+			    "Copies and sets by where the data is: source and "
+			    "destination each cached\n(the same buffer every "
+			    "call) or cold (swept over a region far larger "
+			    "than\nthe caches), alone or followed by reading "
+			    "the whole destination back.\nRows: the system "
+			    "routine (libc), fm_memcpy/fm_memset as "
+			    "dispatched, and the\npolicy forced temporal and "
+			    "forced streaming (fm_*_hint), interleaved; GB/s\n"
+			    "with the read-back included.  Streaming should "
+			    "win cold and lose when the\ndata is in use; the "
+			    "dispatched call should match the better of the "
+			    "two." },
+	[CMD_REPLAY] = { "replay", cmd_replay, " [FILE...]",
+			 "replay recorded call sizes (FASTMEM_TRACE files)",
+			 NULL /* replay_help() */ },
+	[CMD_PARALLEL] = { "parallel", cmd_parallel, "",
+			   "the *_parallel calls by thread count vs libc",
+			   "fm_memcpy_parallel, fm_memset_parallel and "
+			   "fm_clear_pages_parallel against\nthe thread count, "
+			   "interleaved in one run with the system libc's "
+			   "memcpy/memset\nand the single-threaded fm_memcpy, "
+			   "fm_memset and fm_clear_pages: GB/s\n(median) and "
+			   "the ratios of the automatic count (auto) to libc "
+			   "and to the\nsingle-threaded call." },
+};
+
+const struct option long_opts[] = {
+	{ "variant", required_argument, 0, 'v' },
+	{ "sizes", required_argument, 0, 's' },
+	{ "max", required_argument, 0, O_MAX },
+	{ "align", required_argument, 0, O_ALIGN },
+	{ "mode", required_argument, 0, O_MODE },
+	{ "region", required_argument, 0, O_REGION },
+	{ "pages", required_argument, 0, O_PAGES },
+	{ "threads", required_argument, 0, O_THREADS },
+	{ "byte", required_argument, 0, O_BYTE },
+	{ "peer", required_argument, 0, O_PEER },
+	{ "no-fixed", no_argument, 0, O_FIXED },
+	{ "dry-run", no_argument, 0, O_DRY_RUN },
+	{ "system", no_argument, 0, O_SYSTEM },
+	{ "trace", required_argument, 0, O_TRACE },
+	{ "parallel", no_argument, 0, O_PARALLEL },
+	{ "basis", required_argument, 0, O_BASIS },
+	{ "quick", no_argument, 0, 'q' },
+	{ "reps", required_argument, 0, 'r' },
+	{ "batch", required_argument, 0, O_BATCH },
+	{ "csv", no_argument, 0, O_CSV },
+	{ "json", no_argument, 0, O_JSON },
+	{ "plot", required_argument, 0, O_PLOT },
+	{ "progress", no_argument, 0, O_PROGRESS },
+	{ "no-progress", no_argument, 0, O_NO_PROGRESS },
+	{ "no-thp", no_argument, 0, O_NO_THP },
+	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 'V' },
+	{ 0, 0, 0, 0 },
+};
+
+/*
+ * The help of each option, per group of subcommands (an option may have a
+ * row per group when its meaning or default differs).  A subcommand takes
+ * exactly the options that have a row for it.  Continuation lines start
+ * with \n; the printer indents them.
+ */
+struct opt_row {
+	int key;
+	unsigned cmds;
+	const char *arg;
+	const char *text;
+};
+
+static const struct opt_row rows[] = {
+	{ 'v',
+	  B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) | B(CMD_READBACK) |
+		  B(CMD_EXTENT) | B(CMD_REPLAY),
+	  "NAME",
+	  "only this row (repeatable): a registry variant, fm_* for\nthe "
+	  "dispatched call, or fm for every fm_* row; libc (the\nreference) "
+	  "is always measured" },
+	{ 's', B(CMD_COPY) | B(CMD_SET), "LIST",
+	  "sizes, e.g. 16,64,4K,1M (default 16 B .. 16 MiB as in the\nseed; "
+	  "--quick fewer)" },
+	{ 's', B(CMD_EXTENT), "LIST", "extents (default 2M,16M,128M,1G)" },
+	{ 's', B(CMD_CALIBRATE), "LIST",
+	  "sizes to try (default 4K..256M, --quick 4K..64M)" },
+	{ 's', B(CMD_VERSUS), "LIST",
+	  "hot copy sizes (default 8 B .. 32 MiB by 4x)" },
+	{ 's', B(CMD_RESIDENCY), "LIST",
+	  "sizes (default 1M..64M by 2x, --quick 1M,4M,16M,64M)" },
+	{ 's', B(CMD_PARALLEL), "LIST",
+	  "sizes (default 64M,256M,512M,1G; --quick 64M,256M)" },
+	{ O_MAX, B(CMD_COPY) | B(CMD_SET), "SIZE",
+	  "extend (or cut) the default sizes up to SIZE, e.g. 256M" },
+	{ O_MAX, B(CMD_EXTENT), "SIZE", "largest extent (default 1G)" },
+	{ O_MAX, B(CMD_CALIBRATE), "SIZE", "largest size to try" },
+	{ O_MAX, B(CMD_PARALLEL), "SIZE", "largest default size" },
+	{ O_ALIGN, B(CMD_COPY), "LIST",
+	  "src-dst offset pairs (default 0-0,0-4092,7-0,0-7,17-11)" },
+	{ O_ALIGN, B(CMD_SET), "LIST",
+	  "destination offsets (default 0,4092,7)" },
+	{ O_MODE, B(CMD_COPY), "LIST",
+	  "cold,warm,hot (default all three; mem-mem, cache-mem\nand "
+	  "cache-cache are the same)" },
+	{ O_MODE, B(CMD_SET) | B(CMD_PAGE) | B(CMD_CALIBRATE), "LIST",
+	  "cold,hot (default both; memory and cache are the same)" },
+	{ O_MODE, B(CMD_PARALLEL), "LIST", "cold,hot (default cold)" },
+	{ O_REGION, B(CMD_COPY) | B(CMD_PAGE) | B(CMD_CALIBRATE), "SIZE",
+	  "memory swept when cold, source plus destination" },
+	{ O_REGION, B(CMD_SET), "SIZE",
+	  "memory swept when cold (destination)" },
+	{ O_REGION, B(CMD_VERSUS), "SIZE",
+	  "memory swept when cold, source plus destination\n(at least 1G per "
+	  "side)" },
+	{ O_REGION, B(CMD_RESIDENCY), "SIZE",
+	  "memory swept per buffer when cold" },
+	{ O_REGION, B(CMD_REPLAY), "SIZE", "the memory arena" },
+	{ O_REGION, B(CMD_PARALLEL), "SIZE",
+	  "memory swept when cold, source plus destination\n(and 4 x the "
+	  "largest size)" },
+	{ O_PAGES, B(CMD_READBACK), "LIST",
+	  "page counts N (default 1,100,4096; the seed used 100)" },
+	{ O_THREADS, B(CMD_PARALLEL), "LIST",
+	  "thread counts, 0 for automatic (default 2..CPUs,\n2 x CPUs when "
+	  "that is at most 8, and 0)" },
+	{ O_BYTE, B(CMD_SET) | B(CMD_REPLAY), "N",
+	  "the byte to set, 0..255 (default 0; some memory\nsystems write "
+	  "zeroes faster)" },
+	{ O_PEER, B(CMD_REPLAY), "NAME=LIB",
+	  "also measure NAME_memcpy and NAME_memset from the shared\nlibrary "
+	  "LIB (repeatable, at most 4): another memcpy\nlibrary, in the same "
+	  "interleaved run" },
+	{ O_FIXED, B(CMD_REPLAY), NULL, "leave out the fixed-size tables" },
+	{ O_DRY_RUN, B(CMD_CALIBRATE), NULL, "print, do not write the file" },
+	{ O_SYSTEM, B(CMD_CALIBRATE), NULL,
+	  "write the system config instead (root only;\nfastmem-info shows "
+	  "its path), for every user and\nfor privileged programs" },
+	{ O_TRACE, B(CMD_CALIBRATE), "FILE",
+	  "weigh the decisions by a program's recorded sizes\n(FASTMEM_TRACE "
+	  "or LLVM libc file; repeatable): also\nreplay every memcpy/memset "
+	  "variant against the\ncurrent one, and write a key only where the "
+	  "replay\ngains more than 2%, the runs' range and an A/A\ncontrol's "
+	  "noise, and loses in no file and arena" },
+	{ O_PARALLEL, B(CMD_CALIBRATE), NULL,
+	  "also measure the *_parallel calls, cold, on 2..CPUs\nthreads and "
+	  "write threads = N, the fewest threads\nwithin 3% of the best (1 "
+	  "where none gains 5%;\nnothing with one CPU)" },
+	{ O_BASIS, B(CMD_CALIBRATE), "WHICH",
+	  "both (default: streaming must win hot and cold), cold,\nor hot" },
+	{ 'q', ALL_CMDS, NULL,
+	  "fewer sizes and runs: each subcommand in under a minute" },
+	{ 'r', ALL_CMDS, "N", "timed runs per cell (default 11, --quick 5)" },
+	{ O_BATCH, ALL_CMDS, "USEC",
+	  "length of one timed run (default 1000, --quick 200)" },
+	{ O_CSV, ALL_CMDS, NULL, "one CSV line per cell instead of tables" },
+	{ O_JSON, ALL_CMDS, NULL, "one JSON object instead of tables" },
+	{ O_PLOT, ALL_CMDS, "FILE",
+	  "also draw the tables with gnuplot (FILE.svg or FILE.png)" },
+	{ O_PROGRESS, ALL_CMDS, NULL,
+	  "progress on stderr even when it is not a terminal" },
+	{ O_NO_PROGRESS, ALL_CMDS, NULL, "never show progress" },
+	{ O_NO_THP, ALL_CMDS, NULL,
+	  "do not advise transparent huge pages for the buffers" },
+	{ 'h', ALL_CMDS, NULL, "this help" },
+	{ 'V', ALL_CMDS, NULL, "print the version" },
+};
+
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+unsigned option_applies(int o)
+{
+	unsigned m = 0;
+
+	for (size_t i = 0; i < NROWS; i++)
+		if (rows[i].key == o)
+			m |= rows[i].cmds;
+	return m;
+}
+
+const char *option_name(int o)
+{
+	for (const struct option *p = long_opts; p->name; p++)
+		if (p->val == o)
+			return p->name;
+	return "?";
+}
+
+/* "  -v, --variant NAME   text", continuation lines indented to the text */
+static void print_row(FILE *f, const struct opt_row *r, enum cmd c)
+{
+	char head[48];
+	const char *t = r->text;
+
+	snprintf(head, sizeof(head), "%c%c%s --%s%s%s",
+		 r->key < 256 ? '-' : ' ', r->key < 256 ? r->key : ' ',
+		 r->key < 256 ? "," : " ", option_name(r->key),
+		 r->arg ? " " : "", r->arg ? r->arg : "");
+	fprintf(f, "  %-20s", head);
+	if (strlen(head) > 20)
+		fprintf(f, "\n  %-20s", "");
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+
+		fprintf(f, " %.*s", (int)n, t);
+		t += n;
+		if (*t) {
+			fprintf(f, "\n  %-20s", "");
+			t++;
+		}
+	}
+	if (r->key == O_REGION) {
+		char q[24], d[24];
+
+		fmt_size_short(region_defaults[c].quick, q, sizeof(q));
+		fmt_size_short(region_defaults[c].full, d, sizeof(d));
+		if (region_defaults[c].quick == region_defaults[c].full)
+			fprintf(f, "\n  %-20s (default %s)", "", d);
+		else
+			fprintf(f, "\n  %-20s (default %s, --quick %s)", "", d,
+				q);
+	}
+	fputc('\n', f);
+}
+
+static void calibrate_help(FILE *f)
+{
+	fprintf(f,
+		"Find the size from which streaming stores beat ordinary "
+		"ones on this\nmachine, for copies and for sets, hot (the "
+		"same buffers every call) and\ncold (buffers swept over a "
+		"large region).  Streaming is the selected policy\nwith "
+		"FM_HINT_NONTEMPORAL against FM_HINT_TEMPORAL, or else the "
+		"_nt variant\nof the selected family against the selected "
+		"variant.  Prints the evidence,\nthen a summary of every "
+		"decision, and writes to the config file only the\nkeys "
+		"whose effect it measured beyond the cells' noise (never "
+		"with --quick):\n"
+		"  nt_threshold.memcpy, nt_threshold.memmove (copies),\n"
+		"  nt_threshold.memset, nt_threshold.clear_page (sets),\n"
+		"  stream_cold.memcpy, stream_cold.memmove, "
+		"stream_cold.memset\n"
+		"    (the cold crossovers, with --basis both),\n"
+		"  rep_from.memcpy, rep_from.memset (x86 with ERMS, hot "
+		"mode),\n"
+		"  threads (--parallel), memcpy, memset (--trace).\n"
+		"The file is $FASTMEM_CONFIG, else "
+		"$XDG_CONFIG_HOME/fastmem/fastmem.conf,\nelse "
+		"$HOME/.config/fastmem/fastmem.conf (the directory is "
+		"created); other\nlines in it are kept.  New processes read "
+		"it at startup (fastmem-info shows\n\"config (PATH)\"); this "
+		"one keeps the thresholds it started with.\n");
+}
+
+static void replay_help(FILE *f)
+{
+	fprintf(f,
+		"Replay the call sizes of a real program: each FILE is a "
+		"FASTMEM_TRACE file\n(FASTMEM_TRACE=/tmp/t.%%p "
+		"LD_PRELOAD=libfastmem-preload.so PROGRAM) or\nLLVM libc's "
+		"format (one line of comma-separated probabilities for "
+		"sizes\n0, 1, 2, ...).  A fixed-seed sequence of sizes and "
+		"offsets runs through\nthe system memcpy/memset (libc), "
+		"fm_memcpy/fm_memset and any -v variant,\ninterleaved, with "
+		"the buffers in an L1-sized arena, one of half the last-\n"
+		"level cache and one in memory: ns per call and the ratio to "
+		"the system\nroutine.  Without FILE: the distributions "
+		"shipped in %s,\ntwo corpora, each in its own tables: five "
+		"recorded programs (traces) and\nthe nine memcpy and nine "
+		"memset size distributions Google published from its\nfleet "
+		"(fleet/, LLVM libc's benchmark corpus); then hot fixed sizes "
+		"1 B-64 KiB,\naligned and misaligned.\n",
+		FM_DISTDIR);
+}
+
+void usage(FILE *f)
+{
+	fprintf(f, "Usage: fastmem-bench SUBCOMMAND [OPTIONS]\n"
+		   "       fastmem-bench SUBCOMMAND --help | help SUBCOMMAND\n"
+		   "       fastmem-bench --help | --version\n\n"
+		   "Measure libfastmem's variants (every one in the library's "
+		   "registry that this\nCPU can run) against the system libc, "
+		   "with medians of interleaved runs.\n\nSubcommands:\n");
+	for (int i = 0; i < CMD_COUNT; i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "\nOptions of every subcommand:\n");
+	for (size_t i = 0; i < NROWS; i++)
+		if (rows[i].cmds == ALL_CMDS)
+			print_row(f, &rows[i], CMD_COPY);
+	fprintf(f,
+		"\nSee fastmem-bench SUBCOMMAND --help for its own options.\n"
+		"Configuration written by calibrate: $FASTMEM_CONFIG, else\n"
+		"$XDG_CONFIG_HOME/fastmem/fastmem.conf, else "
+		"$HOME/.config/fastmem/fastmem.conf.\n"
+		"Exit status: 0 ok, 1 a variant gave a wrong result or an "
+		"error, 2 bad usage.\nSee fastmem-bench(1).\n");
+}
+
+void cmd_usage(FILE *f, enum cmd c)
+{
+	fprintf(f, "Usage: fastmem-bench %s [OPTIONS]%s\n\n", cmds[c].name,
+		cmds[c].args);
+	if (c == CMD_CALIBRATE)
+		calibrate_help(f);
+	else if (c == CMD_REPLAY)
+		replay_help(f);
+	else
+		fprintf(f, "%s\n", cmds[c].text);
+	fputc('\n', f);
+	for (size_t i = 0; i < NROWS; i++)
+		if (rows[i].cmds & B(c))
+			print_row(f, &rows[i], c);
+}
