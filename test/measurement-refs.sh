@@ -5,7 +5,7 @@
 # was renamed is evidence lost, so: every docs/measurements/ pointer in the
 # library's sources, the tools and the tests names an existing file or
 # directory, and its #anchor, if any, a heading of that Markdown page; and
-# every relative link between the pages of docs/measurements/ does too.
+# every relative link in those pages and in docs/*.md does too.
 # Anchors are GitHub's: the heading lowercased, every character other than
 # a letter, digit, space, '-' or '_' dropped, spaces made '-'.
 # Usage: measurement-refs.sh [SRCDIR] (default: $top_srcdir, else .)
@@ -76,8 +76,12 @@ while IFS= read -r line; do
 	check "$ref" "$src" "$where" || status=1
 done <"$tmp"
 
-# relative links between the measurement pages: ](page.md#anchor), (#anchor)
-find "$src/docs/measurements" -type f -name '*.md' | sort | while read -r f; do
+# relative links in the measurement pages and the docs that cite them:
+# ](page.md#anchor), ](#anchor)
+{
+	find "$src/docs" -maxdepth 1 -type f -name '*.md'
+	find "$src/docs/measurements" -type f -name '*.md'
+} | sort | while read -r f; do
 	grep -noE '\]\([^)#: ]*(#[A-Za-z0-9_-]+)?\)' "$f" |
 		sed -e 's/\](//' -e 's/)$//' -e "s|^|${f#"$src"/}:|"
 done >"$tmp"

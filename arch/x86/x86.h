@@ -161,7 +161,7 @@ struct fm_x86_tune {
  * Past the threshold, where data streams whatever its residency: are
  * [p, p+n)'s pages being faulted in (never touched)?  One probe, 0 without
  * a usable one: streaming into such pages loses
- * (docs/measurements/zen3-guest.md#probe-the-page-fault-limit).
+ * (docs/measurements/zen3-guest.md#faulting-pages-past-the-threshold).
  */
 FM_HIDDEN int fm_x86_faulting(const struct fm_x86_tune *t, const void *p,
 			      size_t n);
