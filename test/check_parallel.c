@@ -641,13 +641,21 @@ START_TEST(automatic_count_chooses_one_thread_where_split_loses)
 	for (int i = 0; i < CPU_SETSIZE && cpu0 < 0; i++)
 		if (CPU_ISSET(i, &set))
 			cpu0 = i;
-	pid = fork();
-	ck_assert(pid >= 0);
-	if (pid == 0) {
-		alarm(120);
-		_exit(child_splitting_loses(cpu0));
+	/* Up to three fresh processes: on a machine loaded by others the
+	 * calls timed alone can run slower than the split ones, and the
+	 * library then rightly splits; a library that never times, or never
+	 * chooses one thread where splitting loses, fails all three. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		pid = fork();
+		ck_assert(pid >= 0);
+		if (pid == 0) {
+			alarm(120);
+			_exit(child_splitting_loses(cpu0));
+		}
+		ck_assert(waitpid(pid, &status, 0) == pid);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			break;
 	}
-	ck_assert(waitpid(pid, &status, 0) == pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "splitting made to lose: status %#x (exit 40: state "
 		      "not fresh, 41: no worker found or not starved, 43: "
