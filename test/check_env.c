@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "internal.h" /* the table of settings (lib/settings-table.c) */
 
 static char self[PATH_MAX];
 static char tmpdir[PATH_MAX];
@@ -1059,6 +1060,194 @@ START_TEST(config_warning_limit)
 }
 END_TEST
 
+/* --- the manual names every setting, and only settings (#23) ------------ */
+
+#define MANUAL_MAX (256 * 1024)
+
+/* fastmem(3): under $top_srcdir (make check sets it), or beside the build
+ * directory. */
+static char *read_manual(void)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX + 32];
+	char *text = calloc(1, MANUAL_MAX);
+	FILE *f;
+	size_t n;
+
+	ck_assert_ptr_nonnull(text);
+	snprintf(path, sizeof(path), "%s/man/fastmem.3",
+		 top && *top ? top : "..");
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s (set top_srcdir)", path);
+	n = fread(text, 1, MANUAL_MAX - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(n, MANUAL_MAX - 1);
+	return text;
+}
+
+/* The names in a .TP tag line: ".BR nt_threshold \", \"
+ * nt_threshold.\fIop\fR" gives nt_threshold and nt_threshold.op. */
+static int tag_names(const char *line, char names[][48], int max)
+{
+	int n = 0;
+	size_t len = 0;
+
+	line += strcspn(line, " \n"); /* the macro */
+	for (const char *p = line;; p++) {
+		if (*p == '\\' && p[1] == 'f' && p[2]) {
+			p += 2; /* a font change */
+			continue;
+		}
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.') {
+			if (len + 1 < sizeof(names[0]))
+				names[n][len++] = *p;
+			continue;
+		}
+		if (len && n < max) {
+			names[n++][len] = 0;
+			len = 0;
+		}
+		if (!*p || *p == '\n')
+			return n;
+	}
+}
+
+struct manual_seen {
+	int env[64], key[64], any_op[64], op[64][FM_OP_COUNT];
+};
+
+static int op_by_name(const char *name)
+{
+	for (int op = 0; op < FM_OP_COUNT; op++)
+		if (!strcmp(name, fm_op_name(op)))
+			return op;
+	return -1;
+}
+
+/* A config key fastmem(3) names: the parser must accept it. */
+static void manual_key(struct manual_seen *seen, const char *name)
+{
+	char base[48];
+	const char *dot = strchr(name, '.');
+	int i, op;
+
+	snprintf(base, sizeof(base), "%.*s",
+		 (int)(dot ? (size_t)(dot - name) : strlen(name)), name);
+	i = fm_setting_by_key(base, strlen(base));
+	ck_assert_msg(i >= 0,
+		      "fastmem(3) names the config key %s, which the "
+		      "parser does not accept",
+		      name);
+	if (!dot) {
+		seen->key[i] = 1;
+		return;
+	}
+	const struct fm_setting_def *d = fm_setting_at((size_t)i);
+	ck_assert_msg(d->ops & (d->ops - 1),
+		      "fastmem(3) names %s, but %s has no per-operation keys",
+		      name, base);
+	if (!strcmp(dot + 1, "op")) {
+		ck_assert_msg(d->ops == (1u << FM_OP_COUNT) - 1,
+			      "fastmem(3) names %s, but %s is not for every "
+			      "operation",
+			      name, base);
+		seen->any_op[i] = 1;
+		return;
+	}
+	op = op_by_name(dot + 1);
+	ck_assert_msg(op >= 0 && (d->ops & (1u << op)),
+		      "fastmem(3) names %s, which the parser does not accept",
+		      name);
+	seen->op[i][op] = 1;
+}
+
+START_TEST(manual_names_every_setting)
+{
+	static struct manual_seen seen;
+	char *text = read_manual(), names[16][48];
+	char section[64] = "";
+	size_t count = fm_setting_count();
+
+	ck_assert_uint_le(count, 64);
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+		int tag = !strncmp(line, ".TP\n", 4), n;
+
+		if (!strncmp(line, ".SH ", 4))
+			snprintf(section, sizeof(section), "%.*s",
+				 (int)strcspn(line + 4, "\n"), line + 4);
+		line = next ? next + 1 : NULL;
+		if (!tag || !line)
+			continue;
+		n = tag_names(line, names, 16);
+		for (int k = 0; k < n; k++) {
+			if (!strcmp(section, "ENVIRONMENT")) {
+				int i = fm_setting_by_env(names[k],
+							  strlen(names[k]));
+				ck_assert_msg(i >= 0,
+					      "fastmem(3) names %s, which the "
+					      "library does not accept",
+					      names[k]);
+				seen.env[i] = 1;
+			} else if (!strcmp(section, "CONFIG FILES")) {
+				manual_key(&seen, names[k]);
+			}
+		}
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct fm_setting_def *d = fm_setting_at(i);
+
+		ck_assert_msg(!d->env[0] || seen.env[i],
+			      "%s is not in fastmem(3)'s ENVIRONMENT", d->env);
+		ck_assert_msg(!d->key[0] || seen.key[i],
+			      "config key %s is not in fastmem(3)'s CONFIG "
+			      "FILES",
+			      d->key);
+		if (!(d->ops & (d->ops - 1)) || seen.any_op[i])
+			continue;
+		for (int op = 0; op < FM_OP_COUNT; op++)
+			ck_assert_msg(!(d->ops & (1u << op)) || seen.op[i][op],
+				      "config key %s.%s is not in fastmem(3)",
+				      d->key, fm_op_name(op));
+	}
+	free(text);
+}
+END_TEST
+
+/* The parser itself (not just its table) takes every key of the table,
+ * each per-operation form included. */
+START_TEST(parser_accepts_every_key)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64], line[96];
+
+	snprintf(path, sizeof(path), "%s/keys.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	for (size_t i = 0; i < fm_setting_count(); i++) {
+		const struct fm_setting_def *d = fm_setting_at(i);
+
+		for (int op = -1; op < FM_OP_COUNT && d->key[0]; op++) {
+			if (op >= 0 && (!(d->ops & (d->ops - 1)) ||
+					!(d->ops & (1u << op))))
+				continue;
+			snprintf(line, sizeof(line), "%s%s%s = 0x\n", d->key,
+				 op < 0 ? "" : ".",
+				 op < 0 ? "" : fm_op_name(op));
+			write_file(path, line);
+			run(&r, kv, NULL);
+			ck_assert_msg(!strstr(r.err, "unknown key"), "%s: %s",
+				      line, r.err);
+		}
+	}
+	write_file(path, "nt_threshold.memcopy = 1M\nrep_from.copy_page = 1\n"
+			 "memcpy.memcpy = generic\nthreads.memset = 2\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 4);
+	ck_assert_ptr_nonnull(strstr(r.err, ":4: unknown key"));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s;
@@ -1095,6 +1284,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, misspelt_variables);
 	tcase_add_test(tc, config_comments);
 	tcase_add_test(tc, config_warning_limit);
+	tcase_add_test(tc, manual_names_every_setting);
+	tcase_add_test(tc, parser_accepts_every_key);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	harness_remove(tmpdir);
