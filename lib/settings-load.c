@@ -98,7 +98,7 @@ static enum fm_file_state read_config(struct fm_scan *sc, const char *path,
 		fm_close(fd);
 		return state;
 	}
-	fm_scan_begin(sc, path, src);
+	fm_scan_begin(sc, src);
 	sc->quote = !sc->st->secure && (sx.stx_mode & S_IROTH);
 	if (sc->quote)
 		sc->st->quotable |= (uint8_t)(1u << src);
@@ -270,7 +270,7 @@ static void read_environment(struct fm_scan *sc)
 
 	if (fd < 0)
 		return;
-	fm_scan_begin(sc, "/proc/self/environ", FM_SRC_ENV);
+	fm_scan_begin(sc, FM_SRC_ENV);
 	while ((got = fm_read(fd, buf, sizeof(buf))) > 0)
 		fm_scan_feed(sc, buf, (size_t)got, FM_SCAN_ENV);
 	fm_scan_finish(sc, FM_SCAN_ENV);
@@ -367,12 +367,12 @@ void fm_settings_parse(struct fm_settings *st, const char *env, size_t envlen,
 	sc.warn = 1;
 	st->secure = (uint8_t)(secure != 0);
 	if (!secure) {
-		fm_scan_begin(&sc, "environment", FM_SRC_ENV);
+		fm_scan_begin(&sc, FM_SRC_ENV);
 		fm_scan_feed(&sc, env, envlen, FM_SCAN_ENV);
 		fm_scan_finish(&sc, FM_SCAN_ENV);
 	}
 	append(path, FM_PATH_MAX, "(memory)", "");
-	fm_scan_begin(&sc, path, src);
+	fm_scan_begin(&sc, src);
 	sc.quote = !secure;
 	if (sc.quote)
 		st->quotable |= (uint8_t)(1u << src);

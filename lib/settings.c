@@ -429,6 +429,14 @@ static void unknown_key(struct fm_scan *sc, const char *key, size_t klen,
 	unsigned dist;
 	int near;
 
+	if (!sc->warn ||
+	    __atomic_load_n(&file_warnings[sc->src != FM_SRC_SYSTEM],
+			    __ATOMIC_RELAXED) >= FM_CONFIG_WARN_MAX) {
+		/* not shown: spare the search (a 64 KiB file of junk lines
+		 * would run it thousands of times inside a resolver) */
+		file_warn(sc, "unknown key: ", text, "");
+		return;
+	}
 	while (base < klen && key[base] != '.')
 		base++;
 	fm_setting_keys(valid, sizeof(valid));
@@ -492,9 +500,8 @@ static void config_line(struct fm_scan *sc, char *s, size_t len)
 
 /* --- records ------------------------------------------------------------ */
 
-void fm_scan_begin(struct fm_scan *sc, const char *path, enum fm_source src)
+void fm_scan_begin(struct fm_scan *sc, enum fm_source src)
 {
-	sc->path = path;
 	sc->src = src;
 	sc->len = 0;
 	sc->truncated = 0;

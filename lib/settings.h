@@ -146,7 +146,6 @@ struct fm_scan {
 	int warn; /* print warnings (the first, shared reading only) */
 	/* the source being read: where its settings rank, and for warnings */
 	enum fm_source src;
-	const char *path;
 	int quote; /* may warnings show the file's bytes? */
 	/* from the environment, for the default per-user file */
 	int home_long; /* HOME longer than FM_PATH_MAX */
@@ -162,8 +161,8 @@ struct fm_scan {
 /* Records end at NUL (the environment) or at a newline (config files). */
 enum fm_scan_kind { FM_SCAN_ENV, FM_SCAN_CONFIG };
 
-FM_HIDDEN void fm_scan_begin(struct fm_scan *sc, const char *path,
-			     enum fm_source src);
+/* Warnings name the file by fm_source_path(st, src). */
+FM_HIDDEN void fm_scan_begin(struct fm_scan *sc, enum fm_source src);
 FM_HIDDEN void fm_scan_feed(struct fm_scan *sc, const char *buf, size_t n,
 			    enum fm_scan_kind kind);
 /* The last record, if it had no separator. */
