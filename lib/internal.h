@@ -119,17 +119,24 @@ enum fm_file_state {
 #define FM_PATH_MAX 256
 
 struct fm_settings {
-	/* forced variant name per op ("" none) and where it came from */
+	/* forced variant name per op ("" none), where it came from, and the
+	 * line of the file that set it (for the registry's warning) */
 	char forced[FM_OP_COUNT][FM_NAME_MAX];
 	uint8_t forced_src[FM_OP_COUNT];
+	unsigned forced_line[FM_OP_COUNT];
 	uint32_t disable;	/* FASTMEM_DISABLE */
 	size_t nt[FM_OP_COUNT]; /* threshold override, if nt_src set */
 	uint8_t nt_src[FM_OP_COUNT];
-	/* the per-user config file considered, "" if none */
+	/* the per-user config file considered, "" if none; config_src and
+	 * system_src say the environment named (or emptied) them */
 	char config_path[FM_PATH_MAX];
 	char system_path[FM_PATH_MAX];	  /* the system config considered */
+	uint8_t config_src, system_src;	  /* FM_SRC_ENV, or 0 */
 	uint8_t user_state, system_state; /* enum fm_file_state */
 	uint8_t secure;			  /* AT_SECURE: caller ignored */
+	/* bit (1 << enum fm_source) per file whose text warnings may quote:
+	 * world-readable, and not in secure-execution mode */
+	uint8_t quotable;
 	uint8_t probe, probe_src; /* FASTMEM_PROBE / probe: FM_PROBE_* */
 	uint8_t tsc_disabled;	  /* prctl(PR_GET_TSC) said SIGSEGV */
 	/* FASTMEM_STREAM_COLD / stream_cold[.op]: from this size data the
@@ -143,7 +150,8 @@ struct fm_settings {
 	size_t rep[FM_OP_COUNT];
 	uint8_t rep_src[FM_OP_COUNT];
 	char trace[FM_PATH_MAX]; /* FASTMEM_TRACE, "" off */
-	unsigned threads;	 /* FASTMEM_THREADS / threads, if threads_src */
+	uint8_t trace_src;
+	unsigned threads; /* FASTMEM_THREADS / threads, if threads_src */
 	uint8_t threads_src;
 };
 
@@ -152,6 +160,71 @@ enum { FM_PROBE_AUTO, FM_PROBE_ON, FM_PROBE_OFF };
 
 /* Largest thread count FASTMEM_THREADS and the parallel calls accept. */
 #define FM_THREADS_MAX 256
+
+/*
+ * The table of settings (lib/settings-table.c): every environment variable
+ * and config key once, with everything the parsers, the warnings, the
+ * manual's test and the tools need to know about it.  Resolvers read it
+ * before libfastmem is relocated, so it holds no pointer: names and texts
+ * are inline arrays, fields of struct fm_settings are offsets.
+ */
+enum fm_setting_type {
+	FM_SETTING_VARIANT,  /* a variant name of its one operation */
+	FM_SETTING_FEATURES, /* comma-separated feature names */
+	FM_SETTING_SIZE,     /* bytes with K, M or G (KiB, MB...), or never */
+	FM_SETTING_ON_OFF,   /* on or off */
+	FM_SETTING_COUNT,    /* a whole number from min to max */
+	FM_SETTING_PATH,     /* a file name; empty: none */
+};
+
+/* What secure-execution mode (AT_SECURE) does with a setting. */
+enum fm_setting_secure {
+	FM_SECURE_IGNORED,     /* environment only: never read then */
+	FM_SECURE_SYSTEM_FILE, /* then only the system config file sets it */
+};
+
+struct fm_setting_def {
+	char env[24];	/* "FASTMEM_NT_THRESHOLD"; "" if no variable */
+	char key[16];	/* "nt_threshold"; "" if no config key */
+	char what[16];	/* a bad value "is not" this: "a size" */
+	char keeps[72]; /* what stands instead of a bad value */
+	char help[100]; /* one line for tools and manuals */
+	uint8_t type;	/* enum fm_setting_type */
+	uint8_t secure; /* enum fm_setting_secure */
+	/* the operations it sets, a bit per enum fm_op: 0 one value for
+	 * all; with more than one bit "key.<op>" sets one of them */
+	uint8_t ops;
+	uint16_t value;	 /* offsetof(struct fm_settings, its value) */
+	uint16_t source; /* offsetof its enum fm_source byte (per op), or: */
+#define FM_SETTING_NO_SOURCE 0xffff
+	uint16_t min, max; /* FM_SETTING_COUNT */
+};
+
+/* The settings in the table's order (RESOLVER-SAFE, both). */
+FM_HIDDEN size_t fm_setting_count(void);
+FM_HIDDEN const struct fm_setting_def *fm_setting_at(size_t i);
+/* Index of the setting with this variable or key name (exact), or -1. */
+FM_HIDDEN int fm_setting_by_env(const char *name, size_t len);
+FM_HIDDEN int fm_setting_by_key(const char *key, size_t len);
+/* The setting whose variable (env != 0) or key name is nearest to name
+ * (edit distance, letters of either case alike), and that distance. */
+FM_HIDDEN int fm_setting_nearest(const char *name, size_t len, int env,
+				 unsigned *distance);
+
+/* An environment entry ("NAME=value" or "NAME"), for tools: not ours, a
+ * setting (*setting its index), or a FASTMEM_* name the library does not
+ * know (*setting the nearest one, *distance how far; 0: only the case
+ * differs).  RESOLVER-SAFE. */
+enum fm_env_kind { FM_ENV_OTHER, FM_ENV_SETTING, FM_ENV_UNKNOWN };
+FM_HIDDEN enum fm_env_kind fm_env_classify(const char *entry, size_t len,
+					   int *setting, unsigned *distance);
+
+/* Text for warnings: the valid values of setting d ("" if it says so
+ * itself), and every config key ("memcpy, ..., nt_threshold.<op>, ...").
+ * Both return the length written to buf (NUL-terminated, cut to fit). */
+FM_HIDDEN size_t fm_setting_valid(const struct fm_setting_def *d, char *buf,
+				  size_t size);
+FM_HIDDEN size_t fm_setting_keys(char *buf, size_t size);
 
 /* The settings, read once.  If another thread or an interrupted caller is
  * reading them right now, they are read privately into *scratch instead. */
@@ -162,14 +235,22 @@ fm_settings_get(struct fm_settings *scratch);
 FM_HIDDEN const char *fm_source_path(const struct fm_settings *st,
 				     enum fm_source src);
 
+/* Warn that op's forced variant (st->forced[op]) cannot be used: one line,
+ * "FASTMEM_MEMCPY=\"x\"" or "config PATH:LINE: memcpy = x" followed by the
+ * parts of tail.  A file's warning counts towards its limit and never shows
+ * what the caller may not read.  RESOLVER-SAFE. */
+FM_HIDDEN void fm_forced_warn(const struct fm_settings *st, enum fm_op op,
+			      const char *const *tail, size_t ntail);
+
 /* Parse an environment block (NUL-separated) and a per-user config file held
  * in memory, as the library would read them; for the fuzzer.  Warnings go to
- * stderr as usual. */
+ * stderr as usual (their count per file starts again here). */
 FM_HIDDEN void fm_settings_parse(struct fm_settings *st, const char *env,
 				 size_t envlen, const char *config,
 				 size_t configlen, int secure);
 
-/* Parse "4096", "64K", "2M", "1G", "never".  0 on success. */
+/* Parse "4096", "64K", "2MiB", "1g", "never" (letters of either case),
+ * up to SIZE_MAX.  0 on success. */
 FM_HIDDEN int fm_parse_size(const char *s, size_t len, size_t *out);
 
 /* Selection: index into the op's registry, and why.  RESOLVER-SAFE. */

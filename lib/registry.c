@@ -267,8 +267,6 @@ static void warn_forced(enum fm_op op, const struct fm_settings *st,
 {
 	char list[FM_NAME_MAX * 24];
 	size_t len = 0;
-	int from_env = st->forced_src[op] == FM_SRC_ENV;
-	const char *origin = fm_op_env_name(op);
 
 	if (__atomic_exchange_n(&warned[op], 1, __ATOMIC_RELAXED))
 		return;
@@ -295,16 +293,7 @@ static void warn_forced(enum fm_op op, const struct fm_settings *st,
 			list[len++] = *p++;
 		list[len] = 0;
 	}
-	const char *parts[] = {
-		from_env ? origin : "config ",
-		from_env ? "" : fm_source_path(st, st->forced_src[op]),
-		from_env ? "=\"" : ": ",
-		from_env ? "" : fm_op_key(op),
-		from_env ? "" : " = ",
-		/* a privileged process never shows what a file holds */
-		st->secure ? "[not shown in secure-execution mode]"
-			   : st->forced[op],
-		from_env ? "\"" : "",
+	const char *tail[] = {
 		found < 0 ? " is not a variant of this operation; valid: "
 			  : " cannot run on this CPU (",
 		list,
@@ -312,7 +301,9 @@ static void warn_forced(enum fm_op op, const struct fm_settings *st,
 			  : "); keeping the automatic choice ",
 		d.names[chosen],
 	};
-	fm_warn(parts, COUNT(parts));
+	/* "FASTMEM_MEMCPY=..." or "config PATH:LINE: memcpy = ...", within
+	 * the file's limit of warnings, never quoting what may not be shown */
+	fm_forced_warn(st, op, tail, COUNT(tail));
 }
 
 struct fm_choice fm_choose(enum fm_op op)

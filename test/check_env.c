@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "internal.h" /* the table of settings (lib/settings-table.c) */
 
 static char self[PATH_MAX];
 static char tmpdir[PATH_MAX];
@@ -816,6 +817,437 @@ START_TEST(threads_setting)
 }
 END_TEST
 
+/* Keywords and units in any case, and sizes up to the largest size_t
+ * (#25). */
+START_TEST(spellings_any_case)
+{
+	static const struct {
+		const char *value;
+		size_t bytes;
+	} sizes[] = {
+		{ "NEVER", SIZE_MAX }, { "Never", SIZE_MAX }, { "4kIB", 4096 },
+		{ "4Mib", 4u << 20 },  { "1gB", 1u << 30 },   { "8KB", 8192 },
+		{ "100b", 100 },       { " 2 m ", 0 },
+	};
+	struct result r;
+	char kv[96], want[32], path[PATH_MAX + 32], ckv[PATH_MAX + 64];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		snprintf(kv, sizeof(kv), "FASTMEM_NT_THRESHOLD=%s",
+			 sizes[i].value);
+		run(&r, kv, NULL);
+		if (!sizes[i].bytes) { /* a blank inside: not a size */
+			ck_assert_ptr_nonnull(strstr(r.err, "is not a size"));
+			continue;
+		}
+		ck_assert_msg(!strcmp(r.err, ""), "%s: %s", kv, r.err);
+		snprintf(want, sizeof(want), "%zu", sizes[i].bytes);
+		ck_assert_str_eq(field(&r, FM_OP_MEMSET, 2), want);
+	}
+
+	/* the largest size_t is a size; one more is not */
+	snprintf(want, sizeof(want), "%zu", (size_t)SIZE_MAX);
+	snprintf(kv, sizeof(kv), "FASTMEM_STREAM_COLD=%s", want);
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	snprintf(kv, sizeof(kv), "FASTMEM_NT_THRESHOLD=%s", want);
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), want);
+	snprintf(kv, sizeof(kv), "FASTMEM_NT_THRESHOLD=%s",
+		 sizeof(size_t) == 8 ? "18446744073709551616" : "4294967296");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "is not a size"));
+
+	/* on and off, feature names */
+	static const char *const quiet[] = { "FASTMEM_PROBE=OFF",
+					     "FASTMEM_PROBE=On",
+					     "FASTMEM_PROBE= oN ",
+					     "FASTMEM_DISABLE=AVX2,Erms" };
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		run(&r, quiet[i], NULL);
+		ck_assert_msg(!strcmp(r.err, ""), "%s: %s", quiet[i], r.err);
+	}
+	ck_assert_ptr_null(strstr(strstr(r.out, "usable "), "avx2"));
+	ck_assert_ptr_null(strstr(strstr(r.out, "usable "), "erms"));
+#if defined(__x86_64__) || defined(__i386__)
+	run(&r, "FASTMEM_PROBE=OFF", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "probe: off (FASTMEM_PROBE=off)"));
+#endif
+
+	/* the same in a config file */
+	snprintf(path, sizeof(path), "%s/case.conf", tmpdir);
+	snprintf(ckv, sizeof(ckv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "probe = OFF\nnt_threshold = 4kIB\n"
+			 "nt_threshold.memset = NEVER\nthreads = 2\n");
+	run(&r, ckv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "4096");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 2), want);
+}
+END_TEST
+
+/* A file not everyone may read: no byte of it in any warning, the value of
+ * a variant key included; each warning still has its line number. */
+START_TEST(private_variant_value)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/private-variant.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "# secret-comment-0815\n"
+			 "memcpy = secret-variant-4711\n"
+			 "nt_threshold = secret-size-4712\n"
+			 "secret-key-4713 = 1\n");
+	chmod(path, 0600);
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 3);
+	ck_assert_ptr_null(strstr(r.err, "secret"));
+	ck_assert_ptr_null(strstr(r.err, "did you mean"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":2: memcpy = [not shown"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":3: not a size"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":4: unknown key"));
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 1), "auto");
+	/* world-readable, the same file is quoted */
+	chmod(path, 0644);
+	run(&r, kv, NULL);
+	ck_assert_ptr_nonnull(
+		strstr(r.err, ":2: memcpy = secret-variant-4711 is not a "
+			      "variant of this operation"));
+	ck_assert_ptr_null(strstr(r.err, "0815"));
+}
+END_TEST
+
+/* FASTMEM_* variables the library does not know: one line each, once per
+ * process, naming the nearest setting (#24). */
+START_TEST(misspelt_variables)
+{
+	static const struct {
+		const char *kv, *says;
+	} cases[] = {
+		{ "FASTMEM_MEMCOPY=avx2",
+		  "FASTMEM_MEMCOPY is not a libfastmem setting; ignored (did "
+		  "you mean FASTMEM_MEMCPY?)" },
+		{ "FASTMEM_NT_THRESOLD=4M",
+		  "FASTMEM_NT_THRESOLD is not a libfastmem setting; ignored "
+		  "(did you mean FASTMEM_NT_THRESHOLD?)" },
+		{ "FASTMEM_memcpy=avx2",
+		  "FASTMEM_memcpy is not a libfastmem setting; ignored (did "
+		  "you mean FASTMEM_MEMCPY? Names are case-sensitive)" },
+		{ "FASTMEM_SYS_CONFIG=/etc/f.conf",
+		  "FASTMEM_SYS_CONFIG is not a libfastmem setting; ignored "
+		  "(did you mean FASTMEM_SYSTEM_CONFIG?)" },
+		{ "FASTMEM_NT_THRESHOLD_MEMSET=1M",
+		  "FASTMEM_NT_THRESHOLD_MEMSET is not a libfastmem setting; "
+		  "ignored (did you mean FASTMEM_NT_THRESHOLD?)" },
+	};
+	struct result r, plain;
+	char want[512];
+
+	run(&plain, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run(&r, cases[i].kv, NULL);
+		snprintf(want, sizeof(want), "fastmem: %s", cases[i].says);
+		ck_assert_msg(count_lines(r.err) == 1 &&
+				      !strncmp(r.err, want, strlen(want)),
+			      "%s: %s", cases[i].kv, r.err);
+		for (int op = 0; op < FM_OP_COUNT; op++) {
+			ck_assert_str_eq(field(&r, op, 1), "auto");
+			snprintf(want, sizeof(want), "%s",
+				 field(&plain, op, 2));
+			ck_assert_str_eq(field(&r, op, 2), want);
+		}
+	}
+	/* names far from every setting are someone else's: silence (the
+	 * test suite's own FASTMEM_PRELOAD is four edits from FASTMEM_PROBE) */
+	run(&r, "FASTMEM_PRELOAD=/lib/x.so", "FASTMEM_TEST_QUICK=1",
+	    "FASTMEM_WHATEVER=1", NULL);
+	ck_assert_str_eq(r.err, "");
+	/* two of them: two lines; known ones say nothing */
+	run(&r, "FASTMEM_MEMCOPY=avx2", "FASTMEM_TRHEADS=2",
+	    "FASTMEM_THREADS=2", "FASTMEM_NT_THRESHOLD=1M", NULL);
+	ck_assert_int_eq(count_lines(r.err), 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "mean FASTMEM_THREADS?"));
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "1048576");
+}
+END_TEST
+
+/* Trailing comments in config lines, and a value cut short nowhere (#24). */
+START_TEST(config_comments)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64], line[600];
+	char data[1200];
+
+	snprintf(path, sizeof(path), "%s/comments.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	/* a comment long enough to overflow the line: what matters is read */
+	memset(line, 'c', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	snprintf(data, sizeof(data),
+		 "memmove = generic  # comment\n"
+		 "nt_threshold = 3M # three\n"
+		 "  # indented\n"
+		 "memset=generic#tight\n"
+		 "nt_threshold.copy_page = 5K # %s\n",
+		 line);
+	write_file(path, data);
+	run(&r, kv, NULL);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(field(&r, FM_OP_MEMMOVE, 0), "generic");
+	ck_assert_str_eq(field(&r, FM_OP_MEMSET, 0), "generic");
+	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "3145728");
+	ck_assert_str_eq(field(&r, FM_OP_COPY_PAGE, 2), "5120");
+
+	/* a variant value longer than any name is quoted whole */
+	write_file(path, "# long\nmemcpy = generic_but_much_longer_than_any_"
+			 "variant_name   # why\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(strstr(
+		r.err, ":2: not a variant name (too long): "
+		       "generic_but_much_longer_than_any_variant_name\n"));
+	run(&r, "FASTMEM_MEMMOVE=generic_but_much_longer_than_any_name", NULL);
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "FASTMEM_MEMMOVE=\"generic_but_much_longer_than_"
+			      "any_name\" is not a variant name (too long)"));
+}
+END_TEST
+
+/* Every warning about a file counts towards its limit and names its line,
+ * the registry's warnings about variant names too (#24). */
+START_TEST(config_warning_limit)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64];
+	const char *cut;
+
+	snprintf(path, sizeof(path), "%s/limit.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	write_file(path, "frob = 1\nmemset = nope\nmemcpy = nope-either\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 3);
+	ck_assert_ptr_nonnull(strstr(r.err, ":1: unknown key"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":2: memset = nope is not a "
+					    "variant of this operation"));
+	ck_assert_ptr_nonnull(strstr(r.err, ":3: memcpy = nope-either is not"));
+
+	/* five bad lines, then bad variant names: nothing after the line
+	 * that says the rest are suppressed */
+	write_file(path, "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\n"
+			 "memcpy = nope\nmemset = nope\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 6);
+	cut = strstr(r.err, "further warnings about this file suppressed\n");
+	ck_assert_ptr_nonnull(cut);
+	ck_assert_str_eq(strchr(cut, '\n'), "\n");
+	ck_assert_ptr_null(strstr(r.err, "nope"));
+	/* four: the first variant warning is the fifth, the second is cut */
+	write_file(path, "a = 1\nb = 2\nc = 3\nd = 4\n"
+			 "memcpy = nope\nmemset = nope\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 6);
+	ck_assert_int_eq(!!strstr(r.err, ":5: memcpy = nope") +
+				 !!strstr(r.err, ":6: memset = nope"),
+			 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "suppressed\n"));
+	/* the environment's own warnings are not the file's */
+	run(&r, kv, "FASTMEM_MEMMOVE=nope", NULL);
+	ck_assert_int_eq(count_lines(r.err), 7);
+	ck_assert_ptr_nonnull(strstr(r.err, "FASTMEM_MEMMOVE=\"nope\""));
+}
+END_TEST
+
+/* --- the manual names every setting, and only settings (#23) ------------ */
+
+#define MANUAL_MAX (256 * 1024)
+
+/* fastmem(3): under $top_srcdir (make check sets it), or beside the build
+ * directory. */
+static char *read_manual(void)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX + 32];
+	char *text = calloc(1, MANUAL_MAX);
+	FILE *f;
+	size_t n;
+
+	ck_assert_ptr_nonnull(text);
+	snprintf(path, sizeof(path), "%s/man/fastmem.3",
+		 top && *top ? top : "..");
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s (set top_srcdir)", path);
+	n = fread(text, 1, MANUAL_MAX - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(n, MANUAL_MAX - 1);
+	return text;
+}
+
+/* The names in a .TP tag line: ".BR nt_threshold \", \"
+ * nt_threshold.\fIop\fR" gives nt_threshold and nt_threshold.op. */
+static int tag_names(const char *line, char names[][48], int max)
+{
+	int n = 0;
+	size_t len = 0;
+
+	line += strcspn(line, " \n"); /* the macro */
+	for (const char *p = line;; p++) {
+		if (*p == '\\' && p[1] == 'f' && p[2]) {
+			p += 2; /* a font change */
+			continue;
+		}
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.') {
+			if (len + 1 < sizeof(names[0]))
+				names[n][len++] = *p;
+			continue;
+		}
+		if (len && n < max) {
+			names[n++][len] = 0;
+			len = 0;
+		}
+		if (!*p || *p == '\n')
+			return n;
+	}
+}
+
+struct manual_seen {
+	int env[64], key[64], any_op[64], op[64][FM_OP_COUNT];
+};
+
+static int op_by_name(const char *name)
+{
+	for (int op = 0; op < FM_OP_COUNT; op++)
+		if (!strcmp(name, fm_op_name(op)))
+			return op;
+	return -1;
+}
+
+/* A config key fastmem(3) names: the parser must accept it. */
+static void manual_key(struct manual_seen *seen, const char *name)
+{
+	char base[48];
+	const char *dot = strchr(name, '.');
+	int i, op;
+
+	snprintf(base, sizeof(base), "%.*s",
+		 (int)(dot ? (size_t)(dot - name) : strlen(name)), name);
+	i = fm_setting_by_key(base, strlen(base));
+	ck_assert_msg(i >= 0,
+		      "fastmem(3) names the config key %s, which the "
+		      "parser does not accept",
+		      name);
+	if (!dot) {
+		seen->key[i] = 1;
+		return;
+	}
+	const struct fm_setting_def *d = fm_setting_at((size_t)i);
+	ck_assert_msg(d->ops & (d->ops - 1),
+		      "fastmem(3) names %s, but %s has no per-operation keys",
+		      name, base);
+	if (!strcmp(dot + 1, "op")) {
+		ck_assert_msg(d->ops == (1u << FM_OP_COUNT) - 1,
+			      "fastmem(3) names %s, but %s is not for every "
+			      "operation",
+			      name, base);
+		seen->any_op[i] = 1;
+		return;
+	}
+	op = op_by_name(dot + 1);
+	ck_assert_msg(op >= 0 && (d->ops & (1u << op)),
+		      "fastmem(3) names %s, which the parser does not accept",
+		      name);
+	seen->op[i][op] = 1;
+}
+
+START_TEST(manual_names_every_setting)
+{
+	static struct manual_seen seen;
+	char *text = read_manual(), names[16][48];
+	char section[64] = "";
+	size_t count = fm_setting_count();
+
+	ck_assert_uint_le(count, 64);
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+		int tag = !strncmp(line, ".TP\n", 4), n;
+
+		if (!strncmp(line, ".SH ", 4))
+			snprintf(section, sizeof(section), "%.*s",
+				 (int)strcspn(line + 4, "\n"), line + 4);
+		line = next ? next + 1 : NULL;
+		if (!tag || !line)
+			continue;
+		n = tag_names(line, names, 16);
+		for (int k = 0; k < n; k++) {
+			if (!strcmp(section, "ENVIRONMENT")) {
+				int i = fm_setting_by_env(names[k],
+							  strlen(names[k]));
+				ck_assert_msg(i >= 0,
+					      "fastmem(3) names %s, which the "
+					      "library does not accept",
+					      names[k]);
+				seen.env[i] = 1;
+			} else if (!strcmp(section, "CONFIG FILES")) {
+				manual_key(&seen, names[k]);
+			}
+		}
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct fm_setting_def *d = fm_setting_at(i);
+
+		ck_assert_msg(!d->env[0] || seen.env[i],
+			      "%s is not in fastmem(3)'s ENVIRONMENT", d->env);
+		ck_assert_msg(!d->key[0] || seen.key[i],
+			      "config key %s is not in fastmem(3)'s CONFIG "
+			      "FILES",
+			      d->key);
+		if (!(d->ops & (d->ops - 1)) || seen.any_op[i])
+			continue;
+		for (int op = 0; op < FM_OP_COUNT; op++)
+			ck_assert_msg(!(d->ops & (1u << op)) || seen.op[i][op],
+				      "config key %s.%s is not in fastmem(3)",
+				      d->key, fm_op_name(op));
+	}
+	free(text);
+}
+END_TEST
+
+/* The parser itself (not just its table) takes every key of the table,
+ * each per-operation form included. */
+START_TEST(parser_accepts_every_key)
+{
+	struct result r;
+	char path[PATH_MAX + 32], kv[PATH_MAX + 64], line[96];
+
+	snprintf(path, sizeof(path), "%s/keys.conf", tmpdir);
+	snprintf(kv, sizeof(kv), "FASTMEM_CONFIG=%s", path);
+	for (size_t i = 0; i < fm_setting_count(); i++) {
+		const struct fm_setting_def *d = fm_setting_at(i);
+
+		for (int op = -1; op < FM_OP_COUNT && d->key[0]; op++) {
+			if (op >= 0 && (!(d->ops & (d->ops - 1)) ||
+					!(d->ops & (1u << op))))
+				continue;
+			snprintf(line, sizeof(line), "%s%s%s = 0x\n", d->key,
+				 op < 0 ? "" : ".",
+				 op < 0 ? "" : fm_op_name(op));
+			write_file(path, line);
+			run(&r, kv, NULL);
+			ck_assert_msg(!strstr(r.err, "unknown key"), "%s: %s",
+				      line, r.err);
+		}
+	}
+	write_file(path, "nt_threshold.memcopy = 1M\nrep_from.copy_page = 1\n"
+			 "memcpy.memcpy = generic\nthreads.memset = 2\n");
+	run(&r, kv, NULL);
+	ck_assert_int_eq(count_lines(r.err), 4);
+	ck_assert_ptr_nonnull(strstr(r.err, ":4: unknown key"));
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s;
@@ -847,6 +1279,13 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, rep_from_settings);
 #endif
 	tcase_add_test(tc, threads_setting);
+	tcase_add_test(tc, spellings_any_case);
+	tcase_add_test(tc, private_variant_value);
+	tcase_add_test(tc, misspelt_variables);
+	tcase_add_test(tc, config_comments);
+	tcase_add_test(tc, config_warning_limit);
+	tcase_add_test(tc, manual_names_every_setting);
+	tcase_add_test(tc, parser_accepts_every_key);
 	suite_add_tcase(s, tc);
 	rc = run_suite(s);
 	harness_remove(tmpdir);

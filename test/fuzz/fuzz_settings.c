@@ -58,8 +58,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       st.nt_src[op] == FM_SRC_ENV))
 			abort();
 	}
-	if (secure && st.disable)
+	if (secure &&
+	    (st.disable || st.trace[0] || st.config_src || st.system_src ||
+	     st.probe_src == FM_SRC_ENV || st.threads_src == FM_SRC_ENV))
 		abort();
+	/* a privileged process quotes no file */
+	if (secure && st.quotable)
+		abort();
+	for (int op = 0; op < FM_OP_COUNT; op++)
+		if (st.cold_src[op] > FM_SRC_ENV ||
+		    st.rep_src[op] > FM_SRC_ENV ||
+		    (secure && st.cold_src[op] == FM_SRC_ENV))
+			abort();
+	if (st.probe > FM_PROBE_OFF ||
+	    (st.threads_src && (st.threads < 1 || st.threads > FM_THREADS_MAX)))
+		abort();
+	/* the table's lookups agree with it for every name it has */
+	for (size_t i = 0; i < fm_setting_count(); i++) {
+		const struct fm_setting_def *d = fm_setting_at(i);
+		int k;
+
+		if (d->env[0] && fm_env_classify(d->env, strlen(d->env), &k,
+						 0) != FM_ENV_SETTING)
+			abort();
+		if (d->env[0] && k != (int)i)
+			abort();
+		if (d->key[0] &&
+		    fm_setting_by_key(d->key, strlen(d->key)) != (int)i)
+			abort();
+	}
 	if (strnlen(st.config_path, FM_PATH_MAX) == FM_PATH_MAX)
 		abort();
 	free(env);

@@ -13,7 +13,7 @@ out=$(cd "$out" && pwd)
 clang -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I"$src/include" -I"$src/lib" -I"$src/arch" \
-	"$src/test/fuzz/fuzz_settings.c" "$src/lib/settings.c" \
+	"$src/test/fuzz/fuzz_settings.c" "$src"/lib/settings*.c \
 	-o "$out/fuzz_settings"
 
 cd "$out"
