@@ -36,9 +36,11 @@
 	F(8, altivec)                                                          \
 	F(9, dcbz)                                                             \
 	F(10, ppc970)                                                          \
-	F(11, cell)
+	F(11, cell)                                                            \
+	F(12, sve)                                                             \
+	F(13, dczva)
 
-#define FM_FEATURE_COUNT 12
+#define FM_FEATURE_COUNT 14
 
 #define FM_FEATURE_ENUM(bit, name) FM_FEATURE_BIT_##name = bit,
 enum { FM_FEATURE_LIST(FM_FEATURE_ENUM) };
@@ -64,6 +66,11 @@ FM_HIDDEN size_t fm_arch_nt_default(enum fm_op op,
 FM_HIDDEN const char *fm_arch_class_name(void);
 #else
 #define FM_ARCH_CLASSES 0
+#endif
+#if defined(__aarch64__)
+/* The hwcap word glibc passes every aarch64 ifunc resolver; arch/aarch64
+ * falls back on it when /proc/self/auxv cannot be read.  RESOLVER-SAFE. */
+FM_HIDDEN void fm_arch_resolver_hwcap(uint64_t hwcap);
 #endif
 /* One line about the probe results the arch wants to show ("" if none). */
 FM_HIDDEN const char *fm_arch_notes(void);
