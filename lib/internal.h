@@ -38,9 +38,10 @@
 	F(10, ppc970)                                                          \
 	F(11, cell)                                                            \
 	F(12, sve)                                                             \
-	F(13, dczva)
+	F(13, dczva)                                                           \
+	F(14, power8)
 
-#define FM_FEATURE_COUNT 14
+#define FM_FEATURE_COUNT 15
 
 #define FM_FEATURE_ENUM(bit, name) FM_FEATURE_BIT_##name = bit,
 enum { FM_FEATURE_LIST(FM_FEATURE_ENUM) };

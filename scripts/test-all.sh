@@ -7,6 +7,8 @@
 #   tsan        the parallel calls' thread pool under ThreadSanitizer
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
 #   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
+#   ppc64le     cross build, suite under qemu-ppc64le -cpu power8, power9 and
+#               power10 (VSX), every variant forced once
 #   aarch64     cross build, suite under qemu-aarch64 -cpu a64fx, cortex-a57
 #               and max with 128-bit SVE (SVE, DC ZVA), every variant forced
 #               once
@@ -29,7 +31,7 @@ fi
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] ||
 	stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64
-		aarch64)
+		ppc64le aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -133,6 +135,10 @@ stage_ppc64() {
 
 # Full test sizes on the first CPU model, quick ones on the others: each
 # full run costs 2-3 minutes of emulation, and the stages stay near 4.
+stage_ppc64le() {
+	CROSS_QUICK_AFTER=1 bash test/cross/run.sh ppc64le "$top/build/ppc64le"
+}
+
 stage_aarch64() {
 	CROSS_QUICK_AFTER=1 bash test/cross/run.sh aarch64 "$top/build/aarch64"
 }

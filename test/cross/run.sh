@@ -5,6 +5,8 @@
 # TARGET is one of
 #   ppc64     64-bit big-endian PowerPC (powerpc64-linux-gnu, ELFv1),
 #             CPU models "power7 970" by default
+#   ppc64le   64-bit little-endian PowerPC (powerpc64le-linux-gnu, ELFv2),
+#             CPU models "power8 power9 power10"
 #   aarch64   AArch64 (aarch64-linux-gnu), CPU models "a64fx cortex-a57
 #             max,sve-default-vector-length=16" (SVE-512 and 256-byte DC
 #             ZVA; no SVE, 64-byte DC ZVA; SVE-128 as on Neoverse V2 and
@@ -19,7 +21,8 @@
 #      record-form instructions (microcoded on the Cell PPE);
 #   4. for each CPU model (CROSS_CPUS, or the TARGET's default):
 #        - a probe independent of libfastmem says what the model offers:
-#          test/ppc/dcbz-probe (what one dcbz clears, AT_DCACHEBSIZE), or
+#          test/ppc/dcbz-probe (what one dcbz clears, AT_DCACHEBSIZE,
+#          whether the hwcaps announce POWER8), or
 #          test/cross/aarch64-probe (HWCAP_SVE, DC ZVA's block and whether
 #          one DC ZVA zeroes exactly it);
 #        - the programs are linked for the model: dynamically (run with
@@ -57,7 +60,7 @@ set -uo pipefail
 prog=cross/run.sh
 
 if [ $# -ne 2 ] || [ -z "$2" ]; then
-    printf 'usage: %s ppc64|aarch64 BUILDDIR\n' "$0" >&2
+    printf 'usage: %s ppc64|ppc64le|aarch64 BUILDDIR\n' "$0" >&2
     exit 2
 fi
 target=$1
@@ -65,12 +68,15 @@ case $target in
 ppc64)
     host=powerpc64-linux-gnu qemu=qemu-ppc64 ldso=lib/ld64.so.1
     default_cpus="${PPC_CPUS:-power7 970}" family=ppc ;;
+ppc64le)
+    host=powerpc64le-linux-gnu qemu=qemu-ppc64le ldso=lib/ld64.so.2
+    default_cpus="power8 power9 power10" family=ppc ;;
 aarch64)
     host=aarch64-linux-gnu qemu=qemu-aarch64 ldso=lib/ld-linux-aarch64.so.1
     default_cpus="a64fx cortex-a57 max,sve-default-vector-length=16"
     family=aarch64 ;;
 *)
-    printf '%s: unknown target "%s" (ppc64, aarch64)\n' "$0" "$target" >&2
+    printf '%s: unknown target "%s" (ppc64, ppc64le, aarch64)\n' "$0" "$target" >&2
     exit 2 ;;
 esac
 sysroot=/usr/$host
@@ -369,8 +375,9 @@ probe_model() {
     case $family in
     ppc)
         probe=$("$qemu" -cpu "$cpu" "$top/dcbz-probe" 2>&1)
-        read -r _ dcbz _ line <<<"$probe"
-        if ! [[ "$dcbz" =~ ^[0-9]+$ && "$line" =~ ^[0-9]+$ ]]; then
+        read -r _ dcbz _ line _ power8 <<<"$probe"
+        if ! [[ "$dcbz" =~ ^[0-9]+$ && "$line" =~ ^[0-9]+$ &&
+            "$power8" =~ ^[01]$ ]]; then
             log "dcbz-probe under -cpu $cpu printed: $probe"
             return 1
         fi
@@ -385,7 +392,8 @@ probe_model() {
             log "$cpu: dcbz clears $dcbz bytes, AT_DCACHEBSIZE is $line: glibc's memset is broken here;"
             log "$cpu: static programs with memset from test/ppc/memset-nodcbz.c"
         fi
-        probe_text="dcbz $dcbz of $line"
+        expect=$(printf '%s\npower8 %s\n' "$expect" "$power8")
+        probe_text="dcbz $dcbz of $line, power8 $power8"
         ;;
     aarch64)
         probe=$("$qemu" -cpu "$cpu" "$top/aarch64-probe" 2>&1)
