@@ -21,6 +21,10 @@
 #if defined(__powerpc64__)
 #define RESOLVER_ARGS unsigned long hwcap
 #define RESOLVER_USE (void)hwcap
+#elif defined(__aarch64__)
+/* glibc passes AT_HWCAP (and a pointer to both hwcap words, unused) */
+#define RESOLVER_ARGS uint64_t hwcap, const void *hwcap_words
+#define RESOLVER_USE (void)hwcap_words, fm_arch_resolver_hwcap(hwcap)
 #else
 #define RESOLVER_ARGS void
 #define RESOLVER_USE

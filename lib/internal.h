@@ -36,9 +36,12 @@
 	F(8, altivec)                                                          \
 	F(9, dcbz)                                                             \
 	F(10, ppc970)                                                          \
-	F(11, cell)
+	F(11, cell)                                                            \
+	F(12, sve)                                                             \
+	F(13, dczva)                                                           \
+	F(14, power8)
 
-#define FM_FEATURE_COUNT 12
+#define FM_FEATURE_COUNT 15
 
 #define FM_FEATURE_ENUM(bit, name) FM_FEATURE_BIT_##name = bit,
 enum { FM_FEATURE_LIST(FM_FEATURE_ENUM) };
@@ -78,6 +81,11 @@ FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
 				    size_t n);
 #else
 #define FM_ARCH_CLASSES 0
+#endif
+#if defined(__aarch64__)
+/* The hwcap word glibc passes every aarch64 ifunc resolver; arch/aarch64
+ * falls back on it when /proc/self/auxv cannot be read.  RESOLVER-SAFE. */
+FM_HIDDEN void fm_arch_resolver_hwcap(uint64_t hwcap);
 #endif
 
 /* Settings from the environment and the config file (read once, lock-free,

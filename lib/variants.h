@@ -30,6 +30,8 @@
 #include "x86/variants.h"
 #elif defined(__powerpc64__)
 #include "ppc/variants.h"
+#elif defined(__aarch64__)
+#include "aarch64/variants.h"
 #else
 #define ARCH_COPY_VARIANTS(V, P)
 #define ARCH_SET_VARIANTS(V, P)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install what libfastmem needs on Debian 12.  `deps.sh` installs the build
-# dependencies; `deps.sh --all` also those of every test suite (i686 and
-# ppc64 cross builds under qemu, valgrind, the preload programs, plots).
+# dependencies; `deps.sh --all` also those of every test suite (i686,
+# ppc64, ppc64le and aarch64 cross builds under qemu, valgrind, the preload
+# programs, plots).
 #
 # Two traps, both measured on Debian 12:
 #  - gcc-multilib conflicts with the ppc64 cross compiler, so the i686 build
@@ -21,9 +22,10 @@ export DEBIAN_FRONTEND=noninteractive
 
 base=(build-essential autoconf automake libtool pkg-config check libcpuid-dev)
 # Cross compilers come without their C libraries under
-# --no-install-recommends: name them, or the ppc64/aarch64 stages fail with
+# --no-install-recommends: name them, or the cross stages fail with
 # "C compiler cannot create executables" on a fresh machine.
 tests=(valgrind qemu-user gcc-powerpc64-linux-gnu libc6-dev-ppc64-cross
+	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross lib32gcc-12-dev
 	libc6-dev-i386 coreutils gzip xz-utils python3 git linux-perf
 	gnuplot-nox ca-certificates clang libclang-rt-14-dev util-linux

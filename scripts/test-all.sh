@@ -7,7 +7,11 @@
 #   tsan        the parallel calls' thread pool under ThreadSanitizer
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
 #   ppc64       cross build, suite under qemu-ppc64 -cpu power7 and -cpu 970
-#   aarch64     a CPU without a port: the portable variants build and dispatch
+#   ppc64le     cross build, suite under qemu-ppc64le -cpu power8, power9 and
+#               power10 (VSX), every variant forced once
+#   aarch64     cross build, suite under qemu-aarch64 -cpu a64fx, cortex-a57
+#               and max with 128-bit SVE (SVE, DC ZVA), every variant forced
+#               once
 #   secure      setuid/setgid/file-capability fastmem-info run as nobody
 #               ignores the caller's settings and files (needs root)
 #   fuzz        the settings parsers under libFuzzer with ASan/UBSan (~1 min)
@@ -27,7 +31,7 @@ fi
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] ||
 	stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64
-		aarch64)
+		ppc64le aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -126,17 +130,17 @@ stage_i686() {
 }
 
 stage_ppc64() {
-	bash test/ppc/run.sh "$top/build/ppc64"
+	bash test/cross/run.sh ppc64 "$top/build/ppc64"
+}
+
+# Full test sizes on the first CPU model, quick ones on the others: each
+# full run costs 2-3 minutes of emulation, and the stages stay near 4.
+stage_ppc64le() {
+	CROSS_QUICK_AFTER=1 bash test/cross/run.sh ppc64le "$top/build/ppc64le"
 }
 
 stage_aarch64() {
-	configure build/aarch64 --host=aarch64-linux-gnu --disable-shared &&
-		make -C build/aarch64 -j"$jobs" -s libfastmem.la fastmem-info &&
-		qemu-aarch64 -L /usr/aarch64-linux-gnu build/aarch64/fastmem-info \
-			>build/aarch64/info.out &&
-		grep -E '^(memcpy|memset) +selected generic' build/aarch64/info.out &&
-		top_builddir=build/aarch64 OBJDUMP=aarch64-linux-gnu-objdump \
-			sh test/no-libc-calls.sh
+	CROSS_QUICK_AFTER=1 bash test/cross/run.sh aarch64 "$top/build/aarch64"
 }
 
 # A static build whose system config lives in a scratch directory, so that

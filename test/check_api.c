@@ -171,7 +171,7 @@ START_TEST(introspection)
 		}
 		ck_assert_uint_eq(found, 1);
 		/* "auto", unless this run forces the op's variant (as
-		 * test/ppc/run.sh does) and the CPU can run it */
+		 * test/cross/run.sh does) and the CPU can run it */
 		static const char *const env[FM_OP_COUNT] = {
 			"FASTMEM_MEMCPY",     "FASTMEM_MEMMOVE",
 			"FASTMEM_MEMSET",     "FASTMEM_COPY_PAGE",

@@ -250,7 +250,7 @@ START_TEST(disable_features)
 
 	run(&r,
 	    "FASTMEM_DISABLE=avx512,avx2,erms,sse2,mmx,sse,fsrm,clzero,"
-	    "altivec,dcbz,cell,ppc970",
+	    "altivec,dcbz,cell,ppc970,sve,dczva,power8",
 	    NULL);
 	ck_assert_str_eq(r.err, "");
 	usable = strstr(r.out, "usable ");

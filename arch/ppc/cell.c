@@ -5,7 +5,7 @@
  * the source 6 lines ahead (memory is >400 cycles away from the in-order
  * PPE) and zeroing the destination 4 lines ahead.  Compiled with
  * -mtune=cell; the Cell PPE runs record forms such as andi. in microcode,
- * and test/ppc/run.sh checks this object has none.
+ * and test/cross/run.sh checks this object has none.
  */
 #define FAMILY cell
 #define DCBT_AHEAD 6

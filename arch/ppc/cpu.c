@@ -6,9 +6,10 @@
  *
  *  - The auxiliary vector comes from /proc/self/auxv through raw system
  *    calls (the resolver's hwcap argument is not passed down here):
- *    AT_HWCAP (AltiVec), AT_DCACHEBSIZE, AT_PLATFORM and, where the kernel
- *    gives them, the cache sizes.  Without /proc, AltiVec comes from
- *    __builtin_cpu_supports, which reads the copy glibc keeps in the TCB.
+ *    AT_HWCAP (AltiVec, VSX), AT_HWCAP2 (ISA 2.07: POWER8), AT_DCACHEBSIZE,
+ *    AT_PLATFORM and, where the kernel gives them, the cache sizes.
+ *    Without /proc, they come from __builtin_cpu_supports, which reads the
+ *    copy glibc keeps in the TCB.
  *  - The 970 and the Cell come from __builtin_cpu_is (the TCB again) or the
  *    AT_PLATFORM string.  qemu-user passes no AT_PLATFORM, so under qemu
  *    neither is ever detected; FASTMEM_MEMCPY=cell still forces the family.
@@ -33,6 +34,8 @@
 #define AT_L3_CACHESIZE_ 46
 
 #define PPC_FEATURE_HAS_ALTIVEC 0x10000000ul
+#define PPC_FEATURE_HAS_VSX 0x00000080ul
+#define PPC_FEATURE2_ARCH_2_07 0x80000000ul
 
 #define PLATFORM_MAX 24
 
@@ -160,6 +163,12 @@ static void detect(struct ppc_info *in)
 	if (in->auxv ? (in->hwcap & PPC_FEATURE_HAS_ALTIVEC)
 		     : __builtin_cpu_supports("altivec"))
 		f |= BIT(altivec);
+	/* the vsx family: POWER8's ISA 2.07 and VSX */
+	if (in->auxv ? (in->hwcap & PPC_FEATURE_HAS_VSX) &&
+			       (in->hwcap2 & PPC_FEATURE2_ARCH_2_07)
+		     : __builtin_cpu_supports("vsx") &&
+			       __builtin_cpu_supports("arch_2_07"))
+		f |= BIT(power8);
 	in->model_970 =
 		__builtin_cpu_is("ppc970") || str_eq(in->platform, "ppc970");
 	in->model_cell = __builtin_cpu_is("ppc-cell-be") ||

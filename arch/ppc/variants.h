@@ -10,13 +10,25 @@
  * Everything with dcbz in its ISA needs the probe in cpu.c to agree with
  * AT_DCACHEBSIZE.  PowerPC has no cache-bypassing store, so the policies
  * choose by size only and ignore the non-temporal threshold.
+ *
+ * vsx needs POWER8 (ISA 2.07 and VSX: the "power8" feature) and runs in
+ * both byte orders.  altivec builds its misaligned copies with lvsl/vperm,
+ * which assume big-endian element order, so little-endian builds (ppc64le,
+ * where every CPU has VSX anyway) leave it out.
  */
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PPC_ALTIVEC(V) V(altivec, "altivec", AUTO)
+#else
+#define PPC_ALTIVEC(V)
+#endif
 
 /* copies and page copies come in the same families, as do sets and clears */
 #define PPC_COPY_FAMILIES(V, P)                                                \
 	P(cell_auto, "cell,dcbz", AUTO)                                        \
 	P(ppc970_auto, "ppc970,dcbz", AUTO)                                    \
-	V(altivec, "altivec", AUTO)                                            \
+	V(vsx, "power8", AUTO)                                                 \
+	PPC_ALTIVEC(V)                                                         \
 	V(cell, "dcbz", 0)                                                     \
 	V(ppc970, "dcbz", 0)                                                   \
 	V(ppc64, "", AUTO)

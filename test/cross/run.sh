@@ -1,52 +1,86 @@
 #!/usr/bin/env bash
-# run.sh BUILDDIR
+# run.sh TARGET BUILDDIR
 #
-# Cross-build libfastmem for 64-bit big-endian PowerPC (powerpc64-linux-gnu,
-# ELFv1) and test it under qemu-user, for CI:
+# Cross-build libfastmem for TARGET and test it under qemu-user, for CI.
+# TARGET is one of
+#   ppc64     64-bit big-endian PowerPC (powerpc64-linux-gnu, ELFv1),
+#             CPU models "power7 970" by default
+#   ppc64le   64-bit little-endian PowerPC (powerpc64le-linux-gnu, ELFv2),
+#             CPU models "power8 power9 power10"
+#   aarch64   AArch64 (aarch64-linux-gnu), CPU models "a64fx cortex-a57
+#             max,sve-default-vector-length=16" (SVE-512 and 256-byte DC
+#             ZVA; no SVE, 64-byte DC ZVA; SVE-128 as on Neoverse V2 and
+#             Grace, 512-byte DC ZVA, in qemu 7.2)
 #
-#   1. Check for ppc64 into BUILDDIR/ppc-deps (test/ppc/build-check.sh);
+#   1. Check for TARGET into BUILDDIR/check-deps (test/cross/build-check.sh:
+#      Debian's source, built static);
 #   2. configure this source tree into BUILDDIR/build (static libfastmem,
 #      --enable-werror) and build it;
-#   3. object-code checks: the Cell family has no record-form instructions
-#      (microcoded on the Cell PPE);
-#   4. for each CPU model (PPC_CPUS, default "power7 970"):
-#        - test/ppc/dcbz-probe, independent of libfastmem, measures what one
-#          dcbz clears and reads AT_DCACHEBSIZE (power7: 128 and 128; 970:
-#          32 and 128);
+#   3. object-code checks: no call to the C library's memory functions
+#      (test/no-libc-calls.sh), and the PowerPC Cell family has no
+#      record-form instructions (microcoded on the Cell PPE);
+#   4. for each CPU model (CROSS_CPUS, or the TARGET's default):
+#        - a probe independent of libfastmem says what the model offers:
+#          test/ppc/dcbz-probe (what one dcbz clears, AT_DCACHEBSIZE,
+#          whether the hwcaps announce POWER8), or
+#          test/cross/aarch64-probe (HWCAP_SVE, DC ZVA's block and whether
+#          one DC ZVA zeroes exactly it);
 #        - the programs are linked for the model: dynamically (run with
-#          qemu -L SYSROOT) where dcbz clears the whole line; statically,
-#          with every memset call, glibc's own included, sent to the dcbz-free
-#          test/ppc/memset-nodcbz.c where it does not, because glibc's memset
-#          trusts AT_DCACHEBSIZE there and leaves 3/4 of each zeroed line
-#          unzeroed (its strstr then hangs on a garbage shift table);
-#        - fastmem-info, printed, and the library's dcbz verdict compared
-#          with the probe's (dcbz variants usable exactly when they agree);
-#        - make check with TEST_RUNNER='qemu-ppc64 -cpu MODEL ...';
-#        - test/check_api once per PowerPC variant forced through
-#          FASTMEM_<OP>=NAME: a variant the CPU can run must be used (as
-#          fastmem-info confirms) with nothing on stderr, one it cannot run
-#          must be refused with "cannot run on this CPU" on stderr; the
-#          suite must pass either way;
+#          qemu -L SYSROOT), except on PowerPC models whose dcbz clears less
+#          than the line: statically there, with every memset call, glibc's
+#          own included, sent to the dcbz-free test/ppc/memset-nodcbz.c,
+#          because glibc's memset trusts AT_DCACHEBSIZE there and leaves 3/4
+#          of each zeroed line unzeroed (its strstr then hangs);
+#        - fastmem-info, printed, and the library's verdict on each probed
+#          feature compared with the probe's (the variants that need it
+#          usable exactly when the probe found it);
+#        - make check with TEST_RUNNER='QEMU -cpu MODEL ...';
+#        - test/check_api once per variant forced through FASTMEM_<OP>=NAME:
+#          a variant the CPU can run must be used (as fastmem-info confirms)
+#          with nothing on stderr, one it cannot run must be refused with
+#          "cannot run on this CPU" on stderr; the suite must pass either way;
 #   5. a summary; the exit status is non-zero if anything failed.
 #
 # Idempotent: Check is built once, configure re-runs only when its
 # arguments change, make rebuilds what changed; the programs are relinked
 # for each CPU model (so BUILDDIR/build ends up linked for the last one).
-# Needs (Debian):
-#   apt-get install gcc-powerpc64-linux-gnu qemu-user make pkg-config
-# (plus autoconf automake libtool if the tree has no configure yet).
+# Needs (Debian): gcc-HOST and its libc6-dev-*-cross, qemu-user, make,
+# pkg-config, apt-get (scripts/deps.sh --all installs them), plus autoconf
+# automake libtool if the tree has no configure yet.
 #
 # Environment (optional):
-#   PPC_CPUS            CPU models to test (default "power7 970")
-#   PPC_JOBS            make -j (default: number of CPUs)
+#   CROSS_CPUS          CPU models to test (PPC_CPUS too, for ppc64)
+#   CROSS_JOBS          make -j (default: number of CPUs)
+#   CROSS_QUICK_AFTER   the first this many models run the full test sizes,
+#                       the others FASTMEM_TEST_QUICK=1 (default: all full)
 #   FASTMEM_TEST_QUICK  passed through to the test programs (not set here:
 #                       full sizes take ~2 min per CPU model under qemu)
 set -uo pipefail
 
-prog=ppc/run.sh
-host=powerpc64-linux-gnu
+prog=cross/run.sh
+
+if [ $# -ne 2 ] || [ -z "$2" ]; then
+    printf 'usage: %s ppc64|ppc64le|aarch64 BUILDDIR\n' "$0" >&2
+    exit 2
+fi
+target=$1
+case $target in
+ppc64)
+    host=powerpc64-linux-gnu qemu=qemu-ppc64 ldso=lib/ld64.so.1
+    default_cpus="${PPC_CPUS:-power7 970}" family=ppc ;;
+ppc64le)
+    host=powerpc64le-linux-gnu qemu=qemu-ppc64le ldso=lib/ld64.so.2
+    default_cpus="power8 power9 power10" family=ppc ;;
+aarch64)
+    host=aarch64-linux-gnu qemu=qemu-aarch64 ldso=lib/ld-linux-aarch64.so.1
+    default_cpus="a64fx cortex-a57 max,sve-default-vector-length=16"
+    family=aarch64 ;;
+*)
+    printf '%s: unknown target "%s" (ppc64, ppc64le, aarch64)\n' "$0" "$target" >&2
+    exit 2 ;;
+esac
 sysroot=/usr/$host
-qemu=qemu-ppc64
+prog="cross/run.sh $target"
 
 # settings of the caller must not steer the tests
 for v in $(compgen -e | grep '^FASTMEM_' | grep -v '^FASTMEM_TEST_QUICK$'); do
@@ -57,23 +91,19 @@ SECONDS=0
 log() { printf '%s: [%4ss] %s\n' "$prog" "$SECONDS" "$*"; }
 die() { printf '%s: error: %s\n' "$prog" "$*" >&2; exit 2; }
 
-if [ $# -ne 1 ] || [ -z "$1" ]; then
-    printf 'usage: %s BUILDDIR\n' "$0" >&2
-    exit 2
-fi
-
 srcdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P) ||
     die "cannot find the source tree"
 [ -f "$srcdir/include/fastmem/fastmem.h" ] ||
     die "$srcdir does not look like the libfastmem source tree"
-mkdir -p "$1" || die "cannot create $1"
-top=$(cd "$1" && pwd -P)
-deps=$top/ppc-deps
+mkdir -p "$2" || die "cannot create $2"
+top=$(cd "$2" && pwd -P)
+deps=$top/check-deps
 build=$top/build
 logs=$top/logs
 mkdir -p "$build" "$logs"
-read -r -a cpus <<<"${PPC_CPUS:-power7 970}"
-jobs=${PPC_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+read -r -a cpus <<<"${CROSS_CPUS:-$default_cpus}"
+jobs=${CROSS_JOBS:-${PPC_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}}
+quick_after=${CROSS_QUICK_AFTER:-${#cpus[@]}}
 
 # ---- prerequisites -------------------------------------------------------
 missing=()
@@ -84,8 +114,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 [ ${#missing[@]} -eq 0 ] ||
     die "missing tools; install them with: apt-get install ${missing[*]}"
 # the dynamic loader and libc the test programs run with under qemu
-[ -e "$sysroot/lib/ld64.so.1" ] ||
-    die "$sysroot/lib/ld64.so.1 not found (it comes with gcc-$host: libc6-ppc64-cross)"
+[ -e "$sysroot/$ldso" ] ||
+    die "$sysroot/$ldso not found (Debian: the libc6-*-cross package of $host)"
 log "$("$host-gcc" --version | head -n 1)"
 log "$("$qemu" --version | head -n 1)"
 
@@ -142,7 +172,7 @@ finish() {
 
 # ---- 1. Check ------------------------------------------------------------
 step "Check for $host" "$logs/build-check.log" \
-    "$srcdir/test/ppc/build-check.sh" "$deps" || finish
+    env CHECK_HOST="$host" "$srcdir/test/cross/build-check.sh" "$deps" || finish
 
 # ---- 2. configure and build ----------------------------------------------
 bootstrap() {
@@ -199,16 +229,32 @@ no_record_forms() {
     echo "no record-form instructions in:"
     echo "$objs" | sed 's/^/  /'
 }
-step "Cell object code has no record forms" "$logs/record-forms.log" \
-    no_record_forms
+# the library never calls the C library's memcpy/memset (nor a stack
+# protector): test/no-libc-calls.sh on the cross-built objects
+step "no calls to the C library's memory functions" "$logs/no-libc-calls.log" \
+    env top_builddir="$build" OBJDUMP="$objdump_prog" \
+    sh "$srcdir/test/no-libc-calls.sh"
 
-# ---- helpers (test/ppc/*.c) ------------------------------------------------
+if [ "$target" = ppc64 ]; then
+    step "Cell object code has no record forms" "$logs/record-forms.log" \
+        no_record_forms
+fi
+
+# ---- helpers (test/ppc/*.c, test/cross/*.c) --------------------------------
 helpers() {
-    "$host-gcc" -O2 -static -Wall -Wextra -Werror \
-        "$srcdir/test/ppc/dcbz-probe.c" -o "$top/dcbz-probe" &&
-        "$host-gcc" -O2 -Wall -Wextra -Werror -fno-builtin \
-            -fno-tree-loop-distribute-patterns \
-            -c "$srcdir/test/ppc/memset-nodcbz.c" -o "$top/memset-nodcbz.o"
+    case $family in
+    ppc)
+        "$host-gcc" -O2 -static -Wall -Wextra -Werror \
+            "$srcdir/test/ppc/dcbz-probe.c" -o "$top/dcbz-probe" &&
+            "$host-gcc" -O2 -Wall -Wextra -Werror -fno-builtin \
+                -fno-tree-loop-distribute-patterns \
+                -c "$srcdir/test/ppc/memset-nodcbz.c" -o "$top/memset-nodcbz.o"
+        ;;
+    aarch64)
+        "$host-gcc" -O2 -static -Wall -Wextra -Werror \
+            "$srcdir/test/cross/aarch64-probe.c" -o "$top/aarch64-probe"
+        ;;
+    esac
 }
 step "helper programs" "$logs/helpers.log" helpers || finish
 
@@ -305,43 +351,70 @@ force_all() {
     [ $bad -eq 0 ] && [ $n -gt 0 ]
 }
 
-# expect_dcbz RUNNER WANT: the dcbz variants (those needing dcbz but no CPU
-# model) are usable (WANT=1) or not (WANT=0)
-expect_dcbz() {
-    local runner=$1 want=$2 table got
+# expect_usable RUNNER FEATURE WANT [SKIP]: the variants whose ISA names
+# FEATURE (and none matching the regex SKIP) are usable (WANT=1) or not
+expect_usable() {
+    local runner=$1 feature=$2 want=$3 skip=${4:-^$} table got
     table=$(variant_table "$runner") || return 1
-    got=$(awk '$3 ~ /(^|,)dcbz(,|$)/ && $3 !~ /cell|ppc970/ { print $4 }' <<<"$table" | sort -u)
+    got=$(awk -v f="$feature" -v skip="$skip" '
+        $3 ~ ("(^|,)" f "(,|$)") && $3 !~ skip { print $4 }' <<<"$table" | sort -u)
     if [ "$got" != "$want" ]; then
-        echo "dcbz variants usable=${got:-none}, expected $want:"
+        echo "$feature variants usable=${got:-none}, expected $want:"
         echo "$table"
         return 1
     fi
-    echo "dcbz variants usable=$want as expected"
+    echo "$feature variants usable=$want as expected"
+}
+
+# probe_model CPU: run the family's probe; set link_args, runner and the
+# expectations ("FEATURE WANT [SKIP]" lines in expect) for CPU, or fail
+probe_model() {
+    local cpu=$1 probe dcbz line sve zva block
+    link_args=()
+    runner="$qemu -cpu $cpu -L $sysroot"
+    case $family in
+    ppc)
+        probe=$("$qemu" -cpu "$cpu" "$top/dcbz-probe" 2>&1)
+        read -r _ dcbz _ line _ power8 <<<"$probe"
+        if ! [[ "$dcbz" =~ ^[0-9]+$ && "$line" =~ ^[0-9]+$ &&
+            "$power8" =~ ^[01]$ ]]; then
+            log "dcbz-probe under -cpu $cpu printed: $probe"
+            return 1
+        fi
+        if [ "$dcbz" = "$line" ]; then
+            expect="dcbz 1 cell|ppc970"
+            log "$cpu: dcbz clears $dcbz bytes = AT_DCACHEBSIZE $line: dynamic programs"
+        else
+            expect="dcbz 0 cell|ppc970"
+            runner="$qemu -cpu $cpu"
+            link_args=("LDFLAGS=$cfg_ldflags -all-static -Wl,--wrap=memset"
+                "LIBS=$cfg_libs $top/memset-nodcbz.o")
+            log "$cpu: dcbz clears $dcbz bytes, AT_DCACHEBSIZE is $line: glibc's memset is broken here;"
+            log "$cpu: static programs with memset from test/ppc/memset-nodcbz.c"
+        fi
+        expect=$(printf '%s\npower8 %s\n' "$expect" "$power8")
+        probe_text="dcbz $dcbz of $line, power8 $power8"
+        ;;
+    aarch64)
+        probe=$("$qemu" -cpu "$cpu" "$top/aarch64-probe" 2>&1)
+        read -r _ sve _ zva _ block <<<"$probe"
+        if ! [[ "$sve" =~ ^[01]$ && "$zva" =~ ^[01]$ && "$block" =~ ^[0-9]+$ ]]; then
+            log "aarch64-probe under -cpu $cpu printed: $probe"
+            return 1
+        fi
+        expect=$(printf 'sve %s\ndczva %s\n' "$sve" "$zva")
+        probe_text="sve $sve, DC ZVA block $block usable $zva"
+        ;;
+    esac
 }
 
 for cpu in "${cpus[@]}"; do
     log "==== CPU model $cpu"
-    probe=$("$qemu" -cpu "$cpu" "$top/dcbz-probe" 2>&1)
-    read -r _ dcbz _ line <<<"$probe"
-    if ! [[ "$dcbz" =~ ^[0-9]+$ && "$line" =~ ^[0-9]+$ ]]; then
-        record "dcbz probe ($cpu)" FAIL 0
-        log "dcbz-probe under -cpu $cpu printed: $probe"
+    if ! probe_model "$cpu"; then
+        record "probe ($cpu)" FAIL 0
         continue
     fi
-    link_args=()
-    if [ "$dcbz" = "$line" ]; then
-        want=1
-        runner="$qemu -cpu $cpu -L $sysroot"
-        log "$cpu: dcbz clears $dcbz bytes = AT_DCACHEBSIZE $line: dynamic programs"
-    else
-        want=0
-        runner="$qemu -cpu $cpu"
-        link_args=("LDFLAGS=$cfg_ldflags -all-static -Wl,--wrap=memset"
-            "LIBS=$cfg_libs $top/memset-nodcbz.o")
-        log "$cpu: dcbz clears $dcbz bytes, AT_DCACHEBSIZE is $line: glibc's memset is broken here;"
-        log "$cpu: static programs with memset from test/ppc/memset-nodcbz.c"
-    fi
-    record "dcbz probe ($cpu): $dcbz of $line" PASS 0
+    record "probe ($cpu): $probe_text" PASS 0
     log "runner: $runner"
     step "link programs ($cpu)" "$logs/link-$cpu.log" \
         link_programs "${link_args[@]}" || continue
@@ -353,10 +426,18 @@ for cpu in "${cpus[@]}"; do
     fi
     sed 's/^/    /' "$logs/fastmem-info-$cpu.txt"
 
-    step "library dcbz verdict agrees ($cpu)" "$logs/dcbz-$cpu.log" \
-        expect_dcbz "$runner" "$want"
+    while read -r feature want skip; do
+        step "library $feature verdict agrees ($cpu)" \
+            "$logs/$feature-$cpu.log" \
+            expect_usable "$runner" "$feature" "$want" "$skip"
+    done <<<"$expect"
 
-    step "make check ($cpu)" "$logs/check-$cpu.log" \
+    # the first quick_after models with the full test sizes
+    quick=${FASTMEM_TEST_QUICK:-}
+    [ "$quick_after" -gt 0 ] || quick=1
+    quick_after=$((quick_after - 1))
+    step "make check ($cpu${quick:+, quick})" "$logs/check-$cpu.log" \
+        env FASTMEM_TEST_QUICK="$quick" \
         make -C "$build" check TEST_RUNNER="$runner" "${link_args[@]}"
     for t in "$build"/test/*.log "$build"/test-suite.log; do
         [ -f "$t" ] && cp "$t" "$logs/$cpu-${t##*/}"

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AArch64 detection, safe inside an ifunc resolver: no libc, no getauxval,
+ * no relocated pointer (and, built with RESOLVER_CFLAGS, no jump table).
+ *
+ *  - AT_HWCAP (HWCAP_SVE) comes from /proc/self/auxv through raw system
+ *    calls, or, where that cannot be read, from the hwcap word glibc passes
+ *    each resolver (lib/fastmem.c hands it over first).  Advanced SIMD is
+ *    part of the AArch64 Linux ABI and needs no check.
+ *  - DC ZVA is probed, not trusted (docs/design.md, the same rule as dcbz):
+ *    DCZID_EL0, readable at EL0, gives the block size and whether the
+ *    instruction is prohibited (DZP); one DC ZVA on a scratch area of 0xff
+ *    bytes must then zero exactly that many bytes, aligned, and nothing
+ *    around them.  Only then is the feature set and the size published to
+ *    the zva variants.
+ *  - The data cache line comes from CTR_EL0.DminLine (readable at EL0 on
+ *    Linux).  The kernel passes no cache sizes in the auxiliary vector on
+ *    arm64, so the thresholds use their default (fastmem-info says so).
+ */
+#include "aarch64.h"
+#include "sys.h"
+
+#define AT_NULL_ 0
+#define AT_HWCAP_ 16
+#define AT_HWCAP2_ 26
+
+#define HWCAP_SVE_ (1ull << 22)
+/* glibc marks the hwcap word it passes a resolver with this bit */
+#define IFUNC_ARG_HWCAP_ (1ull << 62)
+
+#define DCZID_DZP (1u << 4)
+#define DCZID_BS(v) ((v)&15u)
+
+unsigned fm_aarch64_zva_bytes;
+
+/* The resolver's hwcap word, and whether one was given (set once). */
+static uint64_t resolver_hwcap;
+static int resolver_hwcap_given;
+
+void fm_arch_resolver_hwcap(uint64_t hwcap)
+{
+	if (__atomic_load_n(&resolver_hwcap_given, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&resolver_hwcap, hwcap & ~IFUNC_ARG_HWCAP_,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&resolver_hwcap_given, 1, __ATOMIC_RELEASE);
+}
+
+struct a64_info {
+	uint64_t hwcap, hwcap2;
+	uint64_t dczid, ctr;
+	unsigned zva_reported; /* DCZID_EL0's block size, 0 if prohibited */
+	unsigned zva_probe;    /* bytes one DC ZVA zeroed, 0 not probed/odd */
+	unsigned zva;	       /* the verified block size, or 0 */
+	uint32_t features;
+	int auxv; /* /proc/self/auxv was read */
+	int hwcap_from_resolver;
+};
+
+static void read_auxv(struct a64_info *in)
+{
+	uint64_t buf[64];
+	size_t have = 0;
+	long r;
+	int fd = fm_open("/proc/self/auxv");
+
+	if (fd < 0)
+		return;
+	while ((r = fm_read(fd, (u8 *)buf + have, sizeof(buf) - have)) > 0) {
+		size_t i, pairs;
+
+		have += (size_t)r;
+		pairs = have / 16;
+		for (i = 0; i < pairs; i++) {
+			uint64_t type = buf[2 * i], val = buf[2 * i + 1];
+
+			if (type == AT_NULL_)
+				goto done;
+			if (type == AT_HWCAP_)
+				in->hwcap = val;
+			else if (type == AT_HWCAP2_)
+				in->hwcap2 = val;
+		}
+		/* keep a partial pair for the next read */
+		for (i = 0; i < have - pairs * 16; i++)
+			((u8 *)buf)[i] = ((u8 *)buf)[pairs * 16 + i];
+		have -= pairs * 16;
+	}
+done:
+	in->auxv = r >= 0;
+	fm_close(fd);
+}
+
+/*
+ * How many bytes one DC ZVA zeroes, given the block size DCZID_EL0 reports:
+ * three blocks of 0xff, the middle one aligned to the block; DC ZVA at an
+ * address inside the middle block (not its start, so that an instruction
+ * zeroing around the address rather than the aligned block shows); then the
+ * zero bytes from the middle block's start are counted and everything else
+ * must still be 0xff.  0 when the result makes no sense.
+ */
+static __attribute__((noinline)) unsigned zva_probe(unsigned block)
+{
+	uint64_t space[(4 * FM_ZVA_MAX) / 8];
+	u8 *p = fm_align_up((u8 *)space + block, block);
+	volatile u8 *v = p - block;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 3 * block; i += 8)
+		*(volatile uint64_t *)(v + i) = ~(uint64_t)0;
+	fm_dc_zva(p + block / 2 + 1);
+	for (unsigned i = 0; i < block; i++)
+		if (v[i] != 0xff)
+			return 0;
+	while (n < 2 * block && v[block + n] == 0)
+		n++;
+	for (unsigned i = block + n; i < 3 * block; i++)
+		if (v[i] != 0xff)
+			return 0;
+	return n;
+}
+
+static void probe_zva(struct a64_info *in)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, dczid_el0" : "=r"(v));
+	in->dczid = v;
+	if (v & DCZID_DZP)
+		return;
+	in->zva_reported = 4u << DCZID_BS(v);
+	if (in->zva_reported < 16 || in->zva_reported > FM_ZVA_MAX)
+		return;
+	in->zva_probe = zva_probe(in->zva_reported);
+	if (in->zva_probe == in->zva_reported)
+		in->zva = in->zva_probe;
+}
+
+#define BIT(name) FM_FEAT(name)
+
+static void detect(struct a64_info *in)
+{
+	uint32_t f = 0;
+	uint64_t ctr;
+
+	/* field by field: a struct assignment can become a memset call */
+	in->hwcap = in->hwcap2 = in->dczid = 0;
+	in->zva_reported = in->zva_probe = in->zva = 0;
+	in->auxv = in->hwcap_from_resolver = 0;
+	read_auxv(in);
+	if (!in->auxv &&
+	    __atomic_load_n(&resolver_hwcap_given, __ATOMIC_ACQUIRE)) {
+		in->hwcap = __atomic_load_n(&resolver_hwcap, __ATOMIC_RELAXED);
+		in->hwcap_from_resolver = 1;
+	}
+	if (in->hwcap & HWCAP_SVE_)
+		f |= BIT(sve);
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	in->ctr = ctr;
+	probe_zva(in);
+	if (in->zva)
+		f |= BIT(dczva);
+	in->features = f;
+}
+
+/*
+ * Detection runs once; the first caller fills the shared copy and publishes
+ * it, and anyone arriving meanwhile (another thread, a signal handler)
+ * detects into a private copy instead of waiting.  0 none, 1 filling,
+ * 2 ready.
+ */
+static struct a64_info shared;
+static int shared_state;
+
+static const struct a64_info *info(struct a64_info *scratch)
+{
+	int expect = 0;
+
+	if (__atomic_load_n(&shared_state, __ATOMIC_ACQUIRE) == 2)
+		return &shared;
+	if (!__atomic_compare_exchange_n(&shared_state, &expect, 1, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		detect(scratch);
+		return scratch;
+	}
+	detect(&shared);
+	__atomic_store_n(&fm_aarch64_zva_bytes, shared.zva, __ATOMIC_RELAXED);
+	__atomic_store_n(&shared_state, 2, __ATOMIC_RELEASE);
+	return &shared;
+}
+
+uint32_t fm_arch_features(void)
+{
+	struct a64_info scratch;
+
+	return info(&scratch)->features;
+}
+
+void fm_arch_cache_info(struct fm_cache_info *ci)
+{
+	struct a64_info scratch;
+	const struct a64_info *in = info(&scratch);
+
+	/* CTR_EL0.DminLine: log2 of the smallest line, in 4-byte words */
+	ci->line = 4u << ((in->ctr >> 16) & 15);
+	ci->l1d = ci->l2 = ci->l3 = 0;
+	ci->l2_sharing = ci->l3_sharing = 0;
+}
+
+/* --- notes (call time only) ----------------------------------------------- */
+
+struct text {
+	char *buf;
+	size_t len, size;
+};
+
+static void put(struct text *t, const char *s)
+{
+	while (*s && t->len + 1 < t->size)
+		t->buf[t->len++] = *s++;
+	t->buf[t->len] = 0;
+}
+
+static void put_num(struct text *t, uint64_t v, int hex)
+{
+	char tmp[24];
+	int i = 0;
+	unsigned base = hex ? 16 : 10;
+
+	if (hex)
+		put(t, "0x");
+	do {
+		tmp[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	while (i--) {
+		char c[2] = { tmp[i], 0 };
+		put(t, c);
+	}
+}
+
+static void put_zva(struct text *t, const struct a64_info *in)
+{
+	put(t, "DC ZVA: DCZID_EL0 ");
+	put_num(t, in->dczid, 1);
+	if (in->dczid & DCZID_DZP) {
+		put(t, " prohibits it: zva variants disabled");
+		return;
+	}
+	put(t, " says ");
+	put_num(t, in->zva_reported, 0);
+	put(t, "-byte blocks");
+	if (in->zva) {
+		put(t, ", the probe zeroed ");
+		put_num(t, in->zva_probe, 0);
+		put(t, ": zva variants enabled");
+	} else if (in->zva_reported > FM_ZVA_MAX || in->zva_reported < 16) {
+		put(t, ", outside the 16-");
+		put_num(t, FM_ZVA_MAX, 0);
+		put(t, " bytes handled: zva variants disabled");
+	} else {
+		put(t, " but the probe zeroed ");
+		put_num(t, in->zva_probe, 0);
+		put(t, ": zva variants disabled");
+	}
+}
+
+static char notes[320];
+
+/*
+ * e.g. "DC ZVA: DCZID_EL0 0x4 says 64-byte blocks, the probe zeroed 64:
+ * zva variants enabled; SVE 512-bit vectors; hwcap 0x415ffb"
+ */
+const char *fm_arch_notes(void)
+{
+	struct a64_info scratch;
+	const struct a64_info *in = info(&scratch);
+	struct text t;
+
+	t.buf = notes;
+	t.len = 0;
+	t.size = sizeof(notes);
+	put_zva(&t, in);
+	if (in->features & BIT(sve)) {
+		put(&t, "; SVE ");
+		put_num(&t, 8 * (uint64_t)fm_sve_bytes(), 0);
+		put(&t, "-bit vectors");
+	} else {
+		put(&t, "; no SVE");
+	}
+	if (in->auxv || in->hwcap_from_resolver) {
+		put(&t, in->auxv ? "; hwcap " : "; hwcap (from the resolver) ");
+		put_num(&t, in->hwcap, 1);
+		if (in->hwcap2) {
+			put(&t, ", hwcap2 ");
+			put_num(&t, in->hwcap2, 1);
+		}
+	} else {
+		put(&t, "; hwcap unknown (no /proc/self/auxv)");
+	}
+	/* no residency probe here: streaming is decided by size alone */
+	put(&t, "; probe: none on this architecture (sizes decide)");
+	return notes;
+}
