@@ -238,9 +238,10 @@ struct predicted replay_verdict(const struct dist *d,
 	    d->name, c1, c2);
 	for (int op = 0; op < DIST_OPS; op++)
 		if (!t->measured[op][0] && trace_calls(d, op) > 0)
-			say("  %s: %.0f calls, too few to replay: left out",
+			say("  %s: %.0f call%s, too few to replay: left out",
 			    op ? "memset" : "memcpy/memmove",
-			    trace_calls(d, op));
+			    trace_calls(d, op),
+			    trace_calls(d, op) == 1 ? "" : "s");
 	say("  %-8s %10s %10s %10s  %-26s %s", "arena", "libc", "fastmem",
 	    "saving", "(quartiles)", run_s > 0 ? "of the run" : "per M calls");
 	for (unsigned a = 0; a < 3; a++) {
