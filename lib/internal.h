@@ -51,22 +51,34 @@ FM_HIDDEN uint32_t fm_parse_features(const char *s, size_t len, int *bad);
 /* Write the names in mask, comma-separated, to buf.  Returns length. */
 FM_HIDDEN size_t fm_format_features(uint32_t mask, char *buf, size_t size);
 
+/*
+ * The per-arch hooks: the only calls from lib/ into arch/ (lib/ includes
+ * nothing from arch/ but the registry's lists, arch/<arch>/variants.h).
+ * Every arch defines the first three; an arch with a table of CPU classes
+ * (FM_ARCH_CLASSES: x86) also the streaming hooks below, and owns its whole
+ * streaming policy (arch/x86/x86.h).  arch/ may call lib/'s services (the
+ * settings, the thresholds), never the other way round.
+ */
 /* Features of this CPU, from the arch's detection.  RESOLVER-SAFE. */
 FM_HIDDEN uint32_t fm_arch_features(void);
 /* Cache topology.  RESOLVER-SAFE. */
 FM_HIDDEN void fm_arch_cache_info(struct fm_cache_info *info);
+/* One line about the probe results the arch wants to show ("" if none). */
+FM_HIDDEN const char *fm_arch_notes(void);
 /* Architectures with a table of CPU classes (arch/x86/classes.c): the
- * class's threshold for op (RESOLVER-SAFE) and its name (call time). */
+ * class's threshold for op, 0 for the size formula (RESOLVER-SAFE), and its
+ * name (call time); whether op streams n bytes below its threshold
+ * (fm_streams; call time). */
 #if defined(__x86_64__) || defined(__i386__)
 #define FM_ARCH_CLASSES 1
 FM_HIDDEN size_t fm_arch_nt_default(enum fm_op op,
 				    const struct fm_cache_info *ci);
 FM_HIDDEN const char *fm_arch_class_name(void);
+FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
+				    size_t n);
 #else
 #define FM_ARCH_CLASSES 0
 #endif
-/* One line about the probe results the arch wants to show ("" if none). */
-FM_HIDDEN const char *fm_arch_notes(void);
 
 /* Settings from the environment and the config file (read once, lock-free,
  * without allocation).  RESOLVER-SAFE. */
@@ -181,10 +193,18 @@ FM_HIDDEN const char *fm_op_env_name(enum fm_op op);
  * The threshold, and below it where the CPU has one, the residency probe
  * (it reads a few bytes of both).  Call time only. */
 FM_HIDDEN int fm_streams(enum fm_op op, const void *d, const void *s, size_t n);
-#if FM_ARCH_CLASSES
-FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
-				    size_t n);
-#endif
+
+/*
+ * The size formula: from these multiples of the per-thread L2, copies
+ * (memcpy, memmove, copy_page) and sets (memset, clear_page) stream on CPUs
+ * without measured crossovers, and wherever the probe is off or unusable.
+ * Stated here alone: x86's class for unknown CPUs is made of it
+ * (arch/x86/classes.c); docs/measurements/zen5-guest.md#the-size-formula.
+ * Where the CPU reports no L2, every crossover assumes FM_ASSUMED_L2.
+ */
+#define FM_NT_COPY_L2 32
+#define FM_NT_SET_L2 4
+#define FM_ASSUMED_L2 ((size_t)1 << 20)
 
 /* Threshold of op (lazy, lock-free). */
 FM_HIDDEN size_t fm_threshold_slow(enum fm_op op);

@@ -4,36 +4,28 @@
  * past the cache.  Precedence: environment > config file > detected cache
  * topology > built-in default.  Computed on first use, lock-free: every
  * thread computes the same value, so a race only repeats the work.
+ *
+ * The detected threshold is the CPU class's where the arch has a table of
+ * classes (the per-arch hook fm_arch_nt_default), else the size formula
+ * (FM_NT_COPY_L2, FM_NT_SET_L2 in internal.h); the streaming decision below
+ * the threshold is the arch's (fm_arch_streams_below).
  */
 #include "internal.h"
 
 size_t fm_nt_cache[FM_OP_COUNT];
-
-/* Without cache information, assume a 1 MiB private L2. */
-#define DEFAULT_L2 ((size_t)1 << 20)
-
-/* Multiples of the per-thread L2 (see the formula below). */
-#define COPY_L2_MULTIPLE 32
-#define SET_L2_MULTIPLE 4
 
 static size_t per_thread(size_t size, unsigned sharing)
 {
 	return sharing > 1 ? size / sharing : size;
 }
 
-/*
- * The formula (fastmem(3), docs/policy.md), from measurements on the
- * development machine (Zen 5 KVM guest, 1 MiB L2 per core, glibc 2.36):
- *  - copies: below the threshold the policy uses rep movsb, which fills
- *    whole destination lines without reading them; streaming stores only
- *    tie with it when cold and lose when hot until source plus destination
- *    outgrow what the last-level cache keeps for a thread, about 32 times
- *    the private L2 there: threshold = 32 x L2 per thread;
- *  - sets and page clears: streaming wins 2x cold from 512 KiB but loses
- *    hot up to about 16 MiB; 4 x L2 per thread (4 MiB here) keeps buffers
- *    that fit the caches hot and streams the ones that do not.
- * fastmem-bench calibrate measures the crossovers of another machine.
- */
+/* The size formula's multiple of the L2 for op. */
+static unsigned formula_l2_multiple(enum fm_op op)
+{
+	return op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE ? FM_NT_SET_L2
+							    : FM_NT_COPY_L2;
+}
+
 static size_t detected(enum fm_op op, const struct fm_cache_info *ci)
 {
 	size_t l2 = per_thread(ci->l2, ci->l2_sharing);
@@ -48,13 +40,7 @@ static size_t detected(enum fm_op op, const struct fm_cache_info *ci)
 	if (t)
 		return t;
 #endif
-	switch (op) {
-	case FM_OP_MEMSET:
-	case FM_OP_CLEAR_PAGE:
-		return SET_L2_MULTIPLE * l2;
-	default:
-		return COPY_L2_MULTIPLE * l2;
-	}
+	return formula_l2_multiple(op) * l2;
 }
 
 static size_t compute(enum fm_op op, enum fm_source *src)
@@ -75,7 +61,7 @@ static size_t compute(enum fm_op op, enum fm_source *src)
 		return t;
 	}
 	*src = FM_SRC_DEFAULT;
-	ci.l2 = DEFAULT_L2;
+	ci.l2 = FM_ASSUMED_L2;
 	ci.l2_sharing = 1;
 	return detected(op, &ci);
 }
@@ -127,6 +113,28 @@ static void put(char *buf, size_t size, size_t *len, const char *s)
 	buf[*len] = 0;
 }
 
+static void put_num(char *buf, size_t size, size_t *len, size_t v)
+{
+	char digits[24];
+	int i = 0;
+
+	do {
+		digits[i++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (i && *len + 1 < size)
+		buf[(*len)++] = digits[--i];
+	buf[*len] = 0;
+}
+
+/* "detected (N x L2 per thread)": the size formula for op */
+static void put_formula(char *buf, size_t size, size_t *len, enum fm_op op)
+{
+	put(buf, size, len, "detected (");
+	put_num(buf, size, len, formula_l2_multiple(op));
+	put(buf, size, len, " x L2 per thread)");
+}
+
 const char *fm_nt_threshold_source(enum fm_op op)
 {
 	struct fm_settings scratch;
@@ -154,27 +162,24 @@ const char *fm_nt_threshold_source(enum fm_op op)
 		break;
 	case FM_SRC_DETECTED:
 #if FM_ARCH_CLASSES
-		if (op == FM_OP_COPY_PAGE || op == FM_OP_CLEAR_PAGE) {
+		if (op != FM_OP_COPY_PAGE && op != FM_OP_CLEAR_PAGE) {
 			put(buf, sizeof(source_text[op]), &len,
-			    op == FM_OP_CLEAR_PAGE
-				    ? "detected (4 x L2 per thread)"
-				    : "detected (32 x L2 per thread)");
+			    "detected (class ");
+			put(buf, sizeof(source_text[op]), &len,
+			    fm_arch_class_name());
+			put(buf, sizeof(source_text[op]), &len,
+			    ": streams from here even when cached)");
 			break;
 		}
-		put(buf, sizeof(source_text[op]), &len, "detected (class ");
-		put(buf, sizeof(source_text[op]), &len, fm_arch_class_name());
-		put(buf, sizeof(source_text[op]), &len,
-		    ": streams from here even when cached)");
-#else
-		put(buf, sizeof(source_text[op]), &len,
-		    op == FM_OP_MEMSET || op == FM_OP_CLEAR_PAGE
-			    ? "detected (4 x L2 per thread)"
-			    : "detected (32 x L2 per thread)");
 #endif
+		put_formula(buf, sizeof(source_text[op]), &len, op);
 		break;
 	default:
 		put(buf, sizeof(source_text[op]), &len,
-		    "default (cache sizes unknown: as for a 1 MiB L2)");
+		    "default (cache sizes unknown: as for a ");
+		put_num(buf, sizeof(source_text[op]), &len,
+			FM_ASSUMED_L2 >> 20);
+		put(buf, sizeof(source_text[op]), &len, " MiB L2)");
 	}
 	return buf;
 }

@@ -161,6 +161,73 @@ START_TEST(golden_crossovers)
 }
 END_TEST
 
+/*
+ * The size formula is stated once (lib/internal.h) and the entry for
+ * unknown CPUs is made of it: its "streams even when cached" crossovers are
+ * the formula's multiples of the per-thread L2, and without a usable probe
+ * every class streams by that formula (tune.c reads it from the entry).
+ */
+START_TEST(size_formula_in_one_place)
+{
+	const struct fm_x86_class *unknown = class_at(nclasses() - 1);
+	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
+	int expl[FM_X_OPS] = { 0, 0, 0 };
+
+	ck_assert_str_eq(unknown->name, "unknown CPU");
+	for (size_t c = 0; c < NCACHES; c++) {
+		const struct fm_cache_info *ci = &caches[c];
+		size_t l2 =
+			ci->l2_sharing > 1 ? ci->l2 / ci->l2_sharing : ci->l2;
+
+		ck_assert_uint_eq(fm_x86_crossover(unknown->copy_cached, ci),
+				  FM_NT_COPY_L2 * l2);
+		ck_assert_uint_eq(fm_x86_crossover(unknown->set_cached, ci),
+				  FM_NT_SET_L2 * l2);
+		for (int i = 0; i < nclasses(); i++) {
+			struct fm_x86_tune t;
+
+			memset(&t, 0, sizeof(t));
+			fm_x86_tune_compute(&t, class_at(i), ci, FM_FEAT(erms),
+					    &cal, 0, expl, NULL);
+			ck_assert_uint_eq(t.size_min[FM_X_COPY],
+					  FM_NT_COPY_L2 * l2);
+			ck_assert_uint_eq(t.size_min[FM_X_MOVE],
+					  FM_NT_COPY_L2 * l2);
+			ck_assert_uint_eq(t.size_min[FM_X_SET],
+					  FM_NT_SET_L2 * l2);
+		}
+	}
+}
+END_TEST
+
+/*
+ * A CPU that reports no L2 (or no L1d): every crossover assumes the one L2
+ * the thresholds assume too (FM_ASSUMED_L2, whatever the sharing), and a
+ * nonzero L1d.
+ */
+START_TEST(unknown_cache_sizes)
+{
+	const struct fm_cache_info none = { 64, 0, 0, 0, 2, 2 };
+	const struct fm_cache_info assumed = { 64, 0, FM_ASSUMED_L2, 0, 1, 2 };
+
+	for (int i = 0; i < nclasses(); i++) {
+		const struct fm_x86_class *k = class_at(i);
+		const struct fm_crossover xs[] = {
+			k->copy_rep_cold, k->copy_rep_any,   k->set_rep,
+			k->copy_cold,	  k->copy_cached,    k->set_cold,
+			k->set_cached,	  k->set_rep_streams
+		};
+
+		for (size_t x = 0; x < sizeof(xs) / sizeof(xs[0]); x++)
+			ck_assert_uint_eq(fm_x86_crossover(xs[x], &none),
+					  fm_x86_crossover(xs[x], &assumed));
+		ck_assert_uint_gt(fm_x86_crossover(k->copy_rep, &none), 0);
+		ck_assert_uint_lt(fm_x86_crossover(k->copy_rep, &none),
+				  SIZE_MAX);
+	}
+}
+END_TEST
+
 enum probe_state { USABLE, UNUSABLE };
 
 static void check_class(int i, const struct fm_cache_info *ci,
@@ -658,6 +725,8 @@ int main(void)
 	tcase_add_test(tc, table_is_sane);
 	tcase_add_test(tc, one_class_per_cpu);
 	tcase_add_test(tc, golden_crossovers);
+	tcase_add_test(tc, size_formula_in_one_place);
+	tcase_add_test(tc, unknown_cache_sizes);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
 	tcase_add_test(tc, probe_calibration);
 	tcase_add_test(tc, rep_movsb_aliasing);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The residency probe: is the data of a large copy or set in the caches?
+ * A measurement only: what to do with its answer is tune.c's.
  *
  * Streaming stores win when the data is not cached and lose when it is (the
- * 2005 read-back seed; docs/measurements/xeon-6-207: streaming a cold
- * 2-32 MiB copy wins 1.16-1.31x even counting the read-back, streaming the
- * same copy of cached data loses 0.59-0.82x).  Size cannot tell the two
- * apart; a few loads can.  Eight loads spread over the buffer, issued
- * together so that their misses overlap, cost about one memory latency when
- * the data is out of the caches and a few cache latencies when it is in:
- * tens of nanoseconds against the tens of microseconds of a 1 MiB copy.
+ * 2005 read-back seed; docs/measurements/xeon-6-207/README.md#cold-crossovers).
+ * Size cannot tell the two apart; a few loads can.  Eight loads spread over
+ * the buffer, issued together so that their misses overlap, cost about one
+ * memory latency when the data is out of the caches and a few cache
+ * latencies when it is in: tens of nanoseconds against the tens of
+ * microseconds of a 1 MiB copy.
  *
  * Call time only; no allocation, no lock, no call: safe wherever memcpy is.
  */
@@ -77,6 +77,11 @@ int fm_x86_cold(const void *p, size_t n, uint32_t limit, uint32_t fault)
 	return t > limit && t <= fault;
 }
 
+int fm_x86_faults(const void *p, size_t n, uint32_t fault)
+{
+	return probe_spread(p, n, 1) > fault;
+}
+
 /* Eight lines in eight pages, for the calibration. */
 static unsigned char cal_lines[8][FM_PAGE_SIZE]
 	__attribute__((aligned(FM_PAGE_SIZE)));
@@ -134,67 +139,17 @@ int fm_x86_probe_calibrate(struct fm_x86_probe_cal *cal, int tsc_disabled)
 		return 0;
 	}
 	/*
-	 * Two memory latencies.  The calibration's lines are in pages whose
-	 * translations are cached; a real buffer's are not, and the page walk
-	 * is cheap when its tables are cached (data in use) and dear when they
-	 * are not (data long unused).  On the Zen 3 KVM guest (eight loads
-	 * over a buffer, ticks): cached 1-2 MiB p50 294-514, p90 686-907;
-	 * evicted by a 1 GiB sweep at least 5071; calibrated memory 343-417.
-	 * The midpoint (~200) called cached 2 MiB data cold 9 times in 101.
+	 * Two memory latencies: a real buffer's page walk adds to its misses
+	 * where the calibration's does not, and the midpoint called cached
+	 * data cold (docs/measurements/zen3-guest.md#probe-the-cold-limit).
 	 */
 	cal->limit = 2 * memory;
 	/*
-	 * Page faults.  Memory never touched (a fresh mmap, a large malloc)
-	 * faults on the probe's loads, eight faults one after the other (each
-	 * maps the shared zero page), and again on the call's first store to
-	 * each page, where the kernel zeroes a new page through the caches:
-	 * streaming into such pages made fresh 2-8 MiB sets 0.75-0.84x glibc,
-	 * read back or not (4 KiB pages; with huge pages at parity).  Eight
-	 * loads over a fresh 2-8 MiB buffer on the Zen 3 guest: 13794 ticks
-	 * at least, p50 18000-35000 (33 to 84 times the calibrated memory
-	 * latency, 368-417);
-	 * evicted by a 1 GiB sweep, 4 KiB pages or 2 MiB: 1176-4974 (3 to 12
-	 * times).  16 times lies between, with the wider margin on the
-	 * faults' side: a fault taken for cold loses 20% to glibc, cold
-	 * taken for a fault only misses the chance to stream.  Measured on
-	 * this guest alone; where NUMA balancing unmaps long-unused pages, it
-	 * may call such cold data a fault (a chance missed, not a loss).
+	 * Page faults: eight loads over memory never touched take far longer
+	 * than over memory evicted, and 16 memory latencies lies between,
+	 * nearer the evicted side
+	 * (docs/measurements/zen3-guest.md#probe-the-page-fault-limit).
 	 */
 	cal->fault = memory > UINT32_MAX / 16 ? UINT32_MAX : 16 * memory;
 	return 1;
-}
-
-int fm_x86_stream_decide(const struct fm_x86_tune *t, int op, size_t n,
-			 int cold)
-{
-	if (n < t->stream_min[op])
-		return 0;
-	if (!t->probe)
-		return n >= t->size_min[op];
-	return cold;
-}
-
-int fm_x86_faulting(const struct fm_x86_tune *t, const void *p, size_t n)
-{
-	return t->probe && probe_spread(p, n, 1) > t->probe_fault;
-}
-
-int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
-		  const void *s, size_t n)
-{
-	/* a copy streams only if neither end is in use */
-	int cold = t->probe && n >= t->stream_min[op] &&
-		   (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
-		   fm_x86_cold(d, n, t->probe_limit, t->probe_fault);
-
-	return fm_x86_stream_decide(t, op, n, cold);
-}
-
-int fm_arch_streams_below(enum fm_op op, const void *d, const void *s, size_t n)
-{
-	const struct fm_x86_tune *t = fm_x86_tune();
-
-	/* the page calls never probe */
-	return (int)op < FM_X_OPS && n >= t->stream_min[op] &&
-	       fm_x86_stream(t, op, d, op == FM_OP_MEMSET ? 0 : s, n);
 }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The crossovers of the automatic x86 policies in force, computed on first
+ * The x86 streaming policy: the crossovers of the automatic x86 policies in
+ * force, and the decisions made with them (whether a copy or set below its
+ * threshold streams, whether pages past it are being faulted in; the
+ * vector families' fm_x86_copy_how and fm_x86_set_how in x86.h are pure
+ * functions of the same crossovers).  The crossovers are computed on first
  * use from the CPU's class (classes.c), the usable features (so
  * FASTMEM_DISABLE=erms,clzero is honoured), the cache sizes, the settings
- * and the residency probe's calibration, then cached.  Call time only, never
- * from a resolver.  Lock-free: every thread computes the same values, so a
- * race only repeats the work.
+ * and the residency probe's calibration (probe.c), then cached.  Call time
+ * only, never from a resolver.  Lock-free: every thread computes the same
+ * values, so a race only repeats the work.
  */
 #include "x86.h"
 
@@ -25,13 +29,17 @@ unsigned fm_x86_nt_shape_init(void)
 static struct fm_x86_probe_cal probe_cal;
 static int probe_wanted; /* the class has a cold crossover and it is on */
 
-/* Today's size policy, for when the probe is off or unusable: copies from
- * 32 x L2 per thread, sets from 4 x L2 (thresholds.c's formula). */
+/* The size policy, for when the probe is off or unusable: the size formula,
+ * as the class table's entry for unknown CPUs states it. */
 static size_t by_size(int op, const struct fm_cache_info *ci)
 {
-	struct fm_crossover x = { FM_X_L2, op == FM_X_SET ? 4 : 32, 1 };
+	const struct fm_x86_class *formula;
+	size_t n;
 
-	return fm_x86_crossover(x, ci);
+	fm_x86_classes(&n, &formula);
+	return fm_x86_crossover(op == FM_X_SET ? formula->set_cached
+					       : formula->copy_cached,
+				ci);
 }
 
 void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
@@ -204,6 +212,47 @@ const struct fm_x86_tune *fm_x86_tune_init(void)
 		return &without_probe;
 	return tune_init();
 }
+
+/* --- the decisions ------------------------------------------------------- */
+
+int fm_x86_stream_decide(const struct fm_x86_tune *t, int op, size_t n,
+			 int cold)
+{
+	if (n < t->stream_min[op])
+		return 0;
+	if (!t->probe)
+		return n >= t->size_min[op];
+	return cold;
+}
+
+int fm_x86_faulting(const struct fm_x86_tune *t, const void *p, size_t n)
+{
+	return t->probe && fm_x86_faults(p, n, t->probe_fault);
+}
+
+int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
+		  const void *s, size_t n)
+{
+	/* a copy streams only if neither end is in use */
+	int cold = t->probe && n >= t->stream_min[op] &&
+		   (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
+		   fm_x86_cold(d, n, t->probe_limit, t->probe_fault);
+
+	return fm_x86_stream_decide(t, op, n, cold);
+}
+
+/* The per-arch hook behind fm_streams (lib/thresholds.c), below the
+ * threshold. */
+int fm_arch_streams_below(enum fm_op op, const void *d, const void *s, size_t n)
+{
+	const struct fm_x86_tune *t = fm_x86_tune();
+
+	/* the page calls never probe */
+	return (int)op < FM_X_OPS && n >= t->stream_min[op] &&
+	       fm_x86_stream(t, op, d, op == FM_OP_MEMSET ? 0 : s, n);
+}
+
+/* --- fastmem-info's notes ------------------------------------------------ */
 
 static void put(char *buf, size_t size, size_t *len, const char *s)
 {

@@ -3,6 +3,13 @@
  * Shared pieces of the x86 variant families.  Each family's file is compiled
  * with only its own ISA flags, so everything here is static inline and each
  * vector helper exists only where the including file's flags allow it.
+ *
+ * The streaming policy, one module fed by two: the class table (classes.c:
+ * data, each number pointing to its evidence in docs/measurements/) and the
+ * residency probe (probe.c: measurement) feed the crossovers in force and
+ * the decisions (tune.c, and fm_x86_copy_how/fm_x86_set_how below, pure
+ * functions of them).  lib/ reaches all of it only through the per-arch
+ * hooks of lib/internal.h.
  */
 #ifndef FASTMEM_X86_H
 #define FASTMEM_X86_H
@@ -97,6 +104,9 @@ FM_HIDDEN size_t fm_x86_crossover(struct fm_crossover x,
  */
 FM_HIDDEN int fm_x86_cold(const void *p, size_t n, uint32_t limit,
 			  uint32_t fault);
+/* Are [p, p+n)'s pages being faulted in (never touched)?  One probe of
+ * eight loads against fault; 0 for a buffer too small to probe. */
+FM_HIDDEN int fm_x86_faults(const void *p, size_t n, uint32_t fault);
 /* Measure the latencies once: 1 if the probe is usable, else 0 and why. */
 struct fm_x86_probe_cal {
 	/* ticks for 8 overlapped loads: cached, from memory, cold above
@@ -147,17 +157,16 @@ struct fm_x86_tune {
 	int ready;
 };
 
-/* Should an automatic policy stream these n bytes (below its threshold)?
- * s is NULL for sets.  Call time only. */
 /*
  * Past the threshold, where data streams whatever its residency: are
  * [p, p+n)'s pages being faulted in (never touched)?  One probe, 0 without
- * a usable one.  The kernel zeroes such pages through the caches on their
- * first store, and
- * streaming into them lost 10-20%.
+ * a usable one: streaming into such pages loses
+ * (docs/measurements/zen3-guest.md#faulting-pages-past-the-threshold).
  */
 FM_HIDDEN int fm_x86_faulting(const struct fm_x86_tune *t, const void *p,
 			      size_t n);
+/* Should an automatic policy stream these n bytes (below its threshold)?
+ * s is NULL for sets.  Call time only. */
 FM_HIDDEN int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 			    const void *s, size_t n);
 /* The same decision, given what the probe found (cold: nonzero). */
@@ -250,17 +259,10 @@ static inline void fm_rep_movsb(void *d, const void *s, size_t n)
 }
 
 /*
- * rep movsb slows down when the destination is 1-63 bytes ahead of the
- * source modulo 4096: 20x at 1-31 and 25% at 33-63 (Zen 3, 64 KiB copies
- * from L1/L2: about 1 byte per TSC tick against 20; ad hoc, and
- * `fastmem-bench copy --mode cache-cache -s 64K --align 0-1,0-7,7-13,0-60`),
- * as if each of its loads waited on a store to the same page offset.  The
- * vector loop does not (43 GB/s at the same alignments).  Zen 5 has no such
- * window: there rep movsb ran at glibc's speed at distances 1, 6, 7, 33 and
- * 60, and the vector loop 0.68-0.73x (32-128 KiB from L1/L2, the same
- * command with -s 32K,64K,128K, 3 runs), so each class says whether it
- * avoids the window (rep_movsb_aliasing); classes not measured do: the
- * vector loop never runs 20 times slower.
+ * Is the destination 1-63 bytes ahead of the source modulo 4096, where
+ * rep movsb slows down on some CPUs (each class's rep_movsb_aliasing says
+ * whether it avoids the window;
+ * docs/measurements/zen3-guest.md#rep_movsb_aliasing)?
  */
 static inline int fm_rep_movsb_slow(const void *d, const void *s)
 {
@@ -297,15 +299,10 @@ static inline enum fm_x86_how fm_x86_copy_how(const struct fm_x86_tune *t,
 /*
  * Sets from set_rep_timed bytes store their first FM_SET_TIMED bytes with
  * the vector loop, timed, and finish with rep stosb if that took longer than
- * set_cold_ticks but less than a page fault.  On Zen 5 a cold set of 16-512
- * KiB runs 0.61-0.79x glibc's rep stosb in the zmm loop, a cached one
- * 1.4-1.9x.  No load probe can tell the two apart cheaply enough there (8
- * timed loads cost a 64 KiB set 10%); the set's own first stores can: 4
- * KiB of zmm stores took 42-63 TSC ticks (p99) when the lines were cached
- * and 126-210 (p10), 294-357 (p50) when they were not, page faults 17900
- * and more (20000 sets each, 4 KiB pages and 2 MiB; ad hoc).  A quarter of
- * the calibrated memory latency (84 ticks there) lies between.  The two
- * rdtsc cost ~21 ticks, 3% of a cached 64 KiB set: from there on.
+ * set_cold_ticks (a quarter of the memory latency) but less than a page
+ * fault: their own first stores tell a cold destination from a cached one
+ * more cheaply than a load probe
+ * (docs/measurements/zen5-guest.md#set_rep_cold).
  */
 #define FM_SET_TIMED 4096
 
@@ -353,8 +350,8 @@ static inline void fm_clzero(unsigned char *line)
 
 /*
  * Zero the lines in [p, end), both line-aligned, a line from each of 8 pages
- * in turn (past the caches on Zen 5 that ran 1.4-1.6x the speed of rep stosb
- * where clzero one page after the other ran 1.2-1.35x); ends with sfence.
+ * in turn (faster past the caches than one page after the other:
+ * docs/measurements/zen5-guest.md#set_clzero); ends with sfence.
  */
 static inline void fm_clzero_range(unsigned char *p, unsigned char *end)
 {
