@@ -113,6 +113,18 @@ if [ -n "$python" ]; then
 		fail "run --trace: the run time was not used"
 	fi
 	echo "bench-run.sh: run --trace: $(grep '^replay predicts' "$dir/trace.out")"
+	# the same as JSON: the run, then the trace's verdict and prediction
+	"$bench" run --no-progress --json --runs 1 --trace "$dir/py2.trace" -- \
+		"$python" -c 'import json; [json.dumps(list(range(5000))) for i in range(20)]' \
+		>"$dir/trace.json" || fail "run --trace --json exited $?"
+	"$python" - "$dir/trace.json" <<'EOF' || fail "run --trace --json: $(cat "$dir/trace.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["run"]["runs"] == 1 and j["run"]["verdict"] == "none", j["run"]
+v = j["verdicts"][0]
+assert v["name"] == "py2" and v["run_seconds"] > 0 and len(v["arenas"]) == 3, v
+assert j["predicted"]["known"] is True, j["predicted"]
+EOF
 fi
 
 # replay's verdict on a shipped trace: weighted, per million calls (a

@@ -354,6 +354,8 @@ void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* No extra member yet (the next one needs no comma before it)? */
+int json_extra_empty(void);
 
 void print_header(void);
 void json_machine(FILE *f);	       /* "machine":{...} */

@@ -37,7 +37,7 @@ extern char **environ;
 static char program[4096]; /* PROGRAM's path */
 static char preload[4096]; /* the preload library's path */
 static char *env_without[MAX_ENV], *env_with[MAX_ENV];
-static char ld_with[8192], ld_without[8192];
+static char ld_with[4096 + 8192 + 16], ld_without[8192];
 static int stdin_file; /* standard input is a regular file: rewound */
 
 /* One run of the program. */
@@ -151,14 +151,13 @@ static int build_envs(void)
 	const char *ld = getenv("LD_PRELOAD");
 	int a = 0, b = 0;
 
-	strip_preload(ld ? ld : "", ld_without, sizeof(ld_without));
+	/* "LD_PRELOAD=" then what was in it, less the preload */
+	memcpy(ld_without, "LD_PRELOAD=", 11);
+	strip_preload(ld ? ld : "", ld_without + 11, sizeof(ld_without) - 11);
 	snprintf(ld_with, sizeof(ld_with), "LD_PRELOAD=%s%s%s", preload,
-		 ld_without[0] ? ":" : "", ld_without);
-	if (ld_without[0]) {
-		memmove(ld_without + 11, ld_without, strlen(ld_without) + 1);
-		memcpy(ld_without, "LD_PRELOAD=", 11);
+		 ld_without[11] ? ":" : "", ld_without + 11);
+	if (ld_without[11])
 		env_without[a++] = ld_without;
-	}
 	env_with[b++] = ld_with;
 	for (char **e = environ; *e; e++) {
 		if (env_name_is(*e, "LD_PRELOAD") ||
@@ -286,6 +285,11 @@ static int run_once(char **env, struct outcome *o)
 		if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
 		    dup2(err, 2) < 0)
 			_exit(127);
+		/* the program gets 0, 1 and 2, not our scratch files */
+		if (out > 2)
+			close(out);
+		if (err > 2)
+			close(err);
 		execve(program, opt.argv_run, env);
 		dprintf(2, "cannot execute %s: %s\n", program, strerror(errno));
 		_exit(127);
@@ -370,33 +374,43 @@ static double median(const double *v, int n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* The paired gains 1 - with/without: median, its standard error (from the
- * median absolute deviation: 1.4826 MAD estimates the spread of one pair,
- * 1.2533 s / sqrt(n) that of a median of n), and the range. */
+/*
+ * The pairs' log ratios ln(without/with), which treat faster and slower
+ * alike (a gain of 1 - with/without is unbounded one way): median, its
+ * standard error (1.4826 MAD estimates the spread of one pair, 1.2533 s /
+ * sqrt(n) that of a median of n) and range; then as time saved, 1 -
+ * with/without, with the error carried over (times with/without).
+ */
 struct gain {
-	double med, err, lo, hi;
+	double lmed, lerr;	 /* log ratio: median, standard error */
+	double med, err, lo, hi; /* time saved: median, error, range */
 };
 
 static struct gain paired_gain(const double *without, const double *with, int n)
 {
-	double g[1000] = { 0 }, dev[1000] = { 0 };
+	double l[1000] = { 0 }, dev[1000] = { 0 }, lo, hi;
 	struct gain r;
 
 	for (int i = 0; i < n; i++)
-		g[i] = 1 - with[i] / without[i];
-	r.med = median(g, n);
-	r.lo = r.hi = g[0];
+		l[i] = log(without[i] / with[i]);
+	r.lmed = median(l, n);
+	lo = hi = l[0];
 	for (int i = 0; i < n; i++) {
-		dev[i] = fabs(g[i] - r.med);
-		r.lo = g[i] < r.lo ? g[i] : r.lo;
-		r.hi = g[i] > r.hi ? g[i] : r.hi;
+		dev[i] = fabs(l[i] - r.lmed);
+		lo = l[i] < lo ? l[i] : lo;
+		hi = l[i] > hi ? l[i] : hi;
 	}
-	r.err = 1.2533 * 1.4826 * median(dev, n) / sqrt((double)n);
+	r.lerr = 1.2533 * 1.4826 * median(dev, n) / sqrt((double)n);
+	r.med = 1 - exp(-r.lmed);
+	r.err = r.lerr * exp(-r.lmed);
+	r.lo = 1 - exp(-lo);
+	r.hi = 1 - exp(-hi);
 	return r;
 }
 
-/* 'faster by 3.1% ± 0.8%', 'slower by ...', 'no difference measurable at
- * this noise': beyond two standard errors, and with 3 pairs or more. */
+/* 'faster by 3.1% ± 0.8%' (time saved), 'slower by 40.0% ± 2.1%' (time
+ * added), 'no difference measurable at this noise': beyond two standard
+ * errors of the log ratio, and with 3 pairs or more. */
 static const char *verdict_of(const struct gain *g, int n, char *buf,
 			      size_t len)
 {
@@ -405,11 +419,12 @@ static const char *verdict_of(const struct gain *g, int n, char *buf,
 			 "too few runs for a verdict (--runs 3 or more)");
 		return "none";
 	}
-	if (fabs(g->med) > 2 * g->err && g->med != 0) {
+	if (fabs(g->lmed) > 2 * g->lerr && g->lmed != 0) {
 		snprintf(buf, len, "%s by %.1f%% \302\261 %.1f%%",
-			 g->med > 0 ? "faster" : "slower", 100 * fabs(g->med),
+			 g->lmed > 0 ? "faster" : "slower",
+			 100 * fabs(g->lmed > 0 ? g->med : exp(-g->lmed) - 1),
 			 100 * g->err);
-		return g->med > 0 ? "faster" : "slower";
+		return g->lmed > 0 ? "faster" : "slower";
 	}
 	snprintf(buf, len,
 		 "no difference measurable at this noise (%+.1f%% \302\261 "

@@ -24,6 +24,14 @@
 static const char *const arena_names[3] = { "L1", "LLC", "memory" };
 static int nverdicts; /* JSON members written so far */
 
+/* Before a JSON verdict: the list opened, or a comma. */
+static const char *verdicts_sep(void)
+{
+	if (nverdicts++)
+		return ",";
+	return json_extra_empty() ? "\"verdicts\":[" : ",\"verdicts\":[";
+}
+
 double trace_calls(const struct dist *d, int op)
 {
 	if (op == DIST_COPY)
@@ -125,8 +133,7 @@ static int tiny_trace(const struct dist *d)
 		char esc[256];
 
 		json_escape(d->name, esc, sizeof(esc));
-		json_extra("%s{\"name\":",
-			   nverdicts++ ? "," : "\"verdicts\":[");
+		json_extra("%s{\"name\":", verdicts_sep());
 		json_extra(
 			"\"%s\",\"calls\":{\"memcpy\":%.0f,\"memmove\":%.0f,"
 			"\"memset\":%.0f},\"verdict\":\"%s\",\"text\":\"%s\"}",
@@ -145,9 +152,8 @@ static void json_verdict(const struct dist *d, const struct arena_saving *s,
 	json_escape(d->name, esc, sizeof(esc));
 	json_extra("%s{\"name\":\"%s\",\"calls\":{\"memcpy\":%.0f,"
 		   "\"memmove\":%.0f,\"memset\":%.0f},\"run_seconds\":",
-		   nverdicts++ ? "," : "\"verdicts\":[", esc,
-		   (double)d->calls[0], (double)d->calls[1],
-		   (double)d->calls[2]);
+		   verdicts_sep(), esc, (double)d->calls[0],
+		   (double)d->calls[1], (double)d->calls[2]);
 	if (run_s > 0)
 		json_extra("%.6g", run_s);
 	else
