@@ -46,6 +46,7 @@ enum cmd {
 	CMD_RESIDENCY,
 	CMD_REPLAY,
 	CMD_PARALLEL,
+	CMD_RUN,
 	CMD_COUNT
 };
 
@@ -91,6 +92,13 @@ struct options {
 	unsigned threads[12]; /* --threads (parallel), 0 = automatic */
 	int nthreads;
 	int no_fixed; /* replay --no-fixed */
+	/* run: --runs, --with-env VAR=VALUE, --preload LIB, the program */
+	int runs;
+	const char *with_env[16];
+	int nwith_env;
+	const char *preload;
+	char **argv_run; /* PROGRAM ARGS..., NULL-terminated */
+	int argc_run;
 };
 
 extern struct options opt;
@@ -346,6 +354,8 @@ void sweep_table(struct table *t, enum sweep_kind kind, const size_t *sizes,
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Extra JSON members for the top-level object ("key":value,...). */
 void json_extra(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* No extra member yet (the next one needs no comma before it)? */
+int json_extra_empty(void);
 
 void print_header(void);
 void json_machine(FILE *f);	       /* "machine":{...} */
@@ -397,5 +407,38 @@ void replay_cell(const struct dist *d, int op, unsigned arena, size_t side,
 		 const struct series *ser, int ns, int ref, char *src,
 		 char *dst, struct cell *out);
 int cmd_parallel(void);
+/* run: before the header, the program and the preload can be found */
+int run_prepare(void);
+int cmd_run(void);
+
+/*
+ * What a replay measured of one distribution, for its verdict: ns per call
+ * of the system routine and of fm_* for each op (DIST_COPY, DIST_SET) in
+ * each arena (L1, LLC, memory); measured 0 where the op was not replayed.
+ */
+struct replay_times {
+	int measured[2][3];
+	struct stat5 libc[2][3], fm[2][3];
+};
+/* The saving a verdict predicts, as fractions of the run time (when it is
+ * known) over the arenas: lo..hi; known 0 when it could not be said. */
+struct predicted {
+	int known;
+	double lo, hi;		   /* saving / run time */
+	double share_lo, share_hi; /* libc's time in these calls / run time */
+};
+/*
+ * Print the verdict on d, a FASTMEM_TRACE file (LLVM lists carry no call
+ * counts and get none): its calls weighted by their recorded counts, the
+ * time they take with libc and with fm_* in each arena, the saving in
+ * seconds, and as a share of run_s seconds when that is known (else per
+ * million calls).  An empty or tiny trace says so.  Text, CSV comments, or
+ * a member of the JSON "verdicts" list (closed by replay_verdicts_end).
+ */
+struct predicted replay_verdict(const struct dist *d,
+				const struct replay_times *t, double run_s);
+void replay_verdicts_end(void);
+/* The op's calls of d that a replay stands for (copies: memcpy + memmove). */
+double trace_calls(const struct dist *d, int op);
 
 #endif /* FASTMEM_BENCH_H */

@@ -14,6 +14,8 @@
 
 #define B(c) (1u << (c))
 #define ALL_CMDS (B(CMD_COUNT) - 1)
+/* the subcommands that measure memory routines (all but run) */
+#define MEASURING (ALL_CMDS & ~B(CMD_RUN))
 
 struct cmd_info {
 	const char *name;
@@ -47,6 +49,9 @@ enum {
 	O_PARALLEL,
 	O_PEER,
 	O_FIXED,
+	O_RUNS,
+	O_WITH_ENV,
+	O_PRELOAD,
 };
 
 extern const struct option long_opts[];

@@ -174,6 +174,12 @@ void print_header(void)
 		header_line(f, key, "%s: %s", line, src);
 		key = "";
 	}
+	/* run times a program, not cells: what follows is about cells (its
+	 * --trace replay has some) */
+	if (opt.cmd == CMD_RUN && !opt.ntraces) {
+		fputc('\n', f);
+		return;
+	}
 	header_line(f, "reference",
 		    "%s memcpy/memset through a volatile "
 		    "function pointer%s",

@@ -103,6 +103,9 @@ const struct cmd_info cmds[CMD_COUNT] = {
 			   "fm_memset and fm_clear_pages: GB/s\n(median) and "
 			   "the ratios of the automatic count (auto) to libc "
 			   "and to the\nsingle-threaded call." },
+	[CMD_RUN] = { "run", cmd_run, " [--] PROGRAM [ARGS...]",
+		      "run a program with and without the preload: a verdict",
+		      NULL /* run_help() */ },
 };
 
 const struct option long_opts[] = {
@@ -117,6 +120,9 @@ const struct option long_opts[] = {
 	{ "byte", required_argument, 0, O_BYTE },
 	{ "peer", required_argument, 0, O_PEER },
 	{ "no-fixed", no_argument, 0, O_FIXED },
+	{ "runs", required_argument, 0, O_RUNS },
+	{ "with-env", required_argument, 0, O_WITH_ENV },
+	{ "preload", required_argument, 0, O_PRELOAD },
 	{ "dry-run", no_argument, 0, O_DRY_RUN },
 	{ "system", no_argument, 0, O_SYSTEM },
 	{ "trace", required_argument, 0, O_TRACE },
@@ -224,21 +230,34 @@ static const struct opt_row rows[] = {
 	  "also measure the *_parallel calls, cold, on 2..CPUs\nthreads and "
 	  "write threads = N, the fewest threads\nwithin 3% of the best (1 "
 	  "where none gains 5%;\nnothing with one CPU)" },
+	{ O_TRACE, B(CMD_RUN), "FILE",
+	  "also record the program's calls into FILE (one more\nrun, with "
+	  "the preload and FASTMEM_TRACE) and replay\nthem: the share of the "
+	  "run spent in memcpy/memset\nand the saving the replay predicts" },
+	{ O_RUNS, B(CMD_RUN), "N",
+	  "timed runs each way, interleaved (default 5; a verdict\nneeds at "
+	  "least 3)" },
+	{ O_WITH_ENV, B(CMD_RUN), "VAR=VALUE",
+	  "set VAR in the runs with the preload only (repeatable),\ne.g. "
+	  "FASTMEM_MEMCPY=generic" },
+	{ O_PRELOAD, B(CMD_RUN), "LIB",
+	  "the preload library (default: libfastmem-preload.so\nin the "
+	  "directory of the libfastmem this program uses)" },
 	{ O_BASIS, B(CMD_CALIBRATE), "WHICH",
 	  "both (default: streaming must win hot and cold), cold,\nor hot" },
-	{ 'q', ALL_CMDS, NULL,
+	{ 'q', MEASURING, NULL,
 	  "fewer sizes and runs: each subcommand in under a minute" },
-	{ 'r', ALL_CMDS, "N", "timed runs per cell (default 11, --quick 5)" },
-	{ O_BATCH, ALL_CMDS, "USEC",
+	{ 'r', MEASURING, "N", "timed runs per cell (default 11, --quick 5)" },
+	{ O_BATCH, MEASURING, "USEC",
 	  "length of one timed run (default 1000, --quick 200)" },
 	{ O_CSV, ALL_CMDS, NULL, "one CSV line per cell instead of tables" },
 	{ O_JSON, ALL_CMDS, NULL, "one JSON object instead of tables" },
-	{ O_PLOT, ALL_CMDS, "FILE",
+	{ O_PLOT, MEASURING, "FILE",
 	  "also draw the tables with gnuplot (FILE.svg or FILE.png)" },
 	{ O_PROGRESS, ALL_CMDS, NULL,
 	  "progress on stderr even when it is not a terminal" },
 	{ O_NO_PROGRESS, ALL_CMDS, NULL, "never show progress" },
-	{ O_NO_THP, ALL_CMDS, NULL,
+	{ O_NO_THP, MEASURING, NULL,
 	  "do not advise transparent huge pages for the buffers" },
 	{ 'h', ALL_CMDS, NULL, "this help" },
 	{ 'V', ALL_CMDS, NULL, "print the version" },
@@ -330,6 +349,37 @@ static void calibrate_help(FILE *f)
 		"one keeps the thresholds it started with.\n");
 }
 
+static void run_help(FILE *f)
+{
+	fputs("Is libfastmem faster for this program?  Runs PROGRAM ARGS "
+	      "without and with\n"
+	      "LD_PRELOAD=libfastmem-preload.so, interleaved (without, with, "
+	      "without, ...),\n"
+	      "--runs times each, after two untimed runs without and one with; "
+	      "checks that\n"
+	      "every run writes the same standard output and exits the same "
+	      "way (exit\n"
+	      "status 1 where they differ); and prints the medians of the wall "
+	      "and CPU\n"
+	      "time (user + system, the program's children included) of each "
+	      "side, the\n"
+	      "time saved as the median of the paired runs with their range, "
+	      "and a\n"
+	      "verdict on the wall time: 'faster by G% \302\261 U%', 'slower "
+	      "by ...', or 'no\n"
+	      "difference measurable at this noise' (U: the standard error of "
+	      "that median\n"
+	      "from the pairs' spread; a difference counts beyond 2 U).  "
+	      "Standard input\n"
+	      "is the same file for every run when it is a regular file, else "
+	      "/dev/null;\n"
+	      "the program's standard output and error are kept from the "
+	      "terminal.\n"
+	      "FASTMEM_TRACE is removed from both sides (tracing slows every "
+	      "call).\n",
+	      f);
+}
+
 static void replay_help(FILE *f)
 {
 	fprintf(f,
@@ -347,7 +397,13 @@ static void replay_help(FILE *f)
 		"recorded programs (traces) and\nthe nine memcpy and nine "
 		"memset size distributions Google published from its\nfleet "
 		"(fleet/, LLVM libc's benchmark corpus); then hot fixed sizes "
-		"1 B-64 KiB,\naligned and misaligned.\n",
+		"1 B-64 KiB,\naligned and misaligned.\n"
+		"A FASTMEM_TRACE file then gets a verdict: its calls weighted "
+		"by the counts\nit recorded, the time they take with libc and "
+		"with fm_* in each arena, and\nthe saving (per million calls: "
+		"a trace records no run time; fastmem-bench\nrun --trace gives "
+		"it as a share of the run).  A trace with too few calls\nto "
+		"replay says so.\n",
 		FM_DISTDIR);
 }
 
@@ -358,12 +414,14 @@ void usage(FILE *f)
 		   "       fastmem-bench --help | --version\n\n"
 		   "Measure libfastmem's variants (every one in the library's "
 		   "registry that this\nCPU can run) against the system libc, "
-		   "with medians of interleaved runs.\n\nSubcommands:\n");
+		   "with medians of interleaved runs; or a program with and "
+		   "without it (run).\n\nSubcommands:\n");
 	for (int i = 0; i < CMD_COUNT; i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\nOptions of every subcommand:\n");
+	fprintf(f, "\nOptions of every subcommand (run takes only --csv, "
+		   "--json, --progress,\n--no-progress, -h and -V of them):\n");
 	for (size_t i = 0; i < NROWS; i++)
-		if (rows[i].cmds == ALL_CMDS)
+		if ((rows[i].cmds & MEASURING) == MEASURING)
 			print_row(f, &rows[i], CMD_COPY);
 	fprintf(f,
 		"\nSee fastmem-bench SUBCOMMAND --help for its own options.\n"
@@ -382,6 +440,8 @@ void cmd_usage(FILE *f, enum cmd c)
 		calibrate_help(f);
 	else if (c == CMD_REPLAY)
 		replay_help(f);
+	else if (c == CMD_RUN)
+		run_help(f);
 	else
 		fprintf(f, "%s\n", cmds[c].text);
 	fputc('\n', f);

@@ -311,6 +311,7 @@ static void summarize(struct table *t, const char *what)
 }
 
 static int corpus_of[MAX_DISTS]; /* -1: a file named on the command line */
+static struct replay_times times[MAX_DISTS]; /* for the verdicts */
 
 /* Every file of every corpus from dir; 0, or -1 with d emptied. */
 static int load_corpora(const char *dir, struct dist *d, int *nd)
@@ -568,8 +569,16 @@ static void corpus_table(int c, int op, unsigned a, size_t arena, char *src,
 			 arena_name[a]);
 		replay_cell(&d[i], op, a, arena / 2, t->series, t->ns, t->ref,
 			    src, dst, out);
-		for (int s = 0; s < t->ns; s++)
+		for (int s = 0; s < t->ns; s++) {
 			*table_cell(t, s, t->nx - 1) = out[s];
+			if (!(t->series[s].flags & S_DISPATCH) ||
+			    out[s].state != CELL_OK ||
+			    out[t->ref].state != CELL_OK)
+				continue;
+			times[i].measured[op][a] = 1;
+			times[i].libc[op][a] = out[t->ref].v;
+			times[i].fm[op][a] = out[s].v;
+		}
 		progress_step(activity_text());
 	}
 	summarize(t, "distributions");
@@ -642,6 +651,10 @@ int cmd_replay(void)
 		for (int mis = 0; mis < 2; mis++)
 			fixed_table(op, mis, src + PAGE, dst + PAGE);
 	progress_end();
+	/* is it faster for the programs the traces recorded? */
+	for (int i = 0; i < nd; i++)
+		replay_verdict(&d[i], &times[i], 0);
+	replay_verdicts_end();
 	buf_free(src, side_max);
 	buf_free(dst, side_max);
 	for (int i = 0; i < nd; i++)

@@ -75,6 +75,11 @@ void json_extra(const char *fmt, ...)
 	extra_len += n;
 }
 
+int json_extra_empty(void)
+{
+	return extra_len == 0;
+}
+
 /* --- tables ------------------------------------------------------------------
  */
 

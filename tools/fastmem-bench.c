@@ -232,6 +232,8 @@ static void set_flag_or_list(int c, const char *arg)
 		parse_threads(arg);
 		break;
 	case O_TRACE:
+		if (opt.cmd == CMD_RUN && opt.ntraces)
+			bad("run takes one --trace FILE%s", "");
 		if (opt.ntraces >= 32)
 			bad("at most 32 --trace files%s", "");
 		opt.traces[opt.ntraces++] = arg;
@@ -241,6 +243,16 @@ static void set_flag_or_list(int c, const char *arg)
 		break;
 	case O_BASIS:
 		set_basis(arg);
+		break;
+	case O_WITH_ENV:
+		if (!strchr(arg, '=') || arg[0] == '=')
+			bad("--with-env '%s': VAR=VALUE", arg);
+		if (opt.nwith_env >= 16)
+			bad("at most 16 --with-env variables%s", "");
+		opt.with_env[opt.nwith_env++] = arg;
+		break;
+	case O_PRELOAD:
+		opt.preload = arg;
 		break;
 	default:
 		/* flags */
@@ -279,6 +291,9 @@ static void set_option(int c, const char *arg)
 	case O_BYTE:
 		opt.byte = (int)parse_number("--byte", arg, 0, 255);
 		break;
+	case O_RUNS:
+		opt.runs = (int)parse_number("--runs", arg, 1, 1000);
+		break;
 	case O_CSV:
 	case O_JSON:
 		set_format(c == O_CSV ? OUT_CSV : OUT_JSON);
@@ -316,9 +331,13 @@ static int parse_options(int argc, char **argv)
 {
 	int c;
 
+	/* run: the options end at PROGRAM (or --), whose own options
+	 * follow it */
+	const char *optstring =
+		opt.cmd == CMD_RUN ? "+:v:s:r:qhV" : ":v:s:r:qhV";
+
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":v:s:r:qhV", long_opts, 0)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, optstring, long_opts, 0)) != -1) {
 		if (c == '?' || c == ':')
 			bad_option(c, argv);
 		if (!(option_applies(c) & B(opt.cmd))) {
@@ -340,6 +359,11 @@ static int parse_options(int argc, char **argv)
 	if (opt.cmd == CMD_REPLAY) {
 		opt.files = argv + optind;
 		opt.nfiles = argc - optind;
+	} else if (opt.cmd == CMD_RUN) {
+		if (optind >= argc)
+			bad("no PROGRAM to run%s", "");
+		opt.argv_run = argv + optind;
+		opt.argc_run = argc - optind;
 	} else if (optind < argc) {
 		bad("unexpected argument '%s'", argv[optind]);
 	}
@@ -390,6 +414,8 @@ static int run(void)
 	if (opt.cmd == CMD_CALIBRATE && (rc = calibrate_check()))
 		return rc;
 	if (opt.cmd == CMD_REPLAY && replay_prepare())
+		return 2;
+	if (opt.cmd == CMD_RUN && run_prepare())
 		return 2;
 	install_crash_handler();
 	bench_start = now_ns();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fastmem/fastmem.h"
+#include "info.h"
 #include "out.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -137,6 +138,86 @@ static const char *missing(const char *isa, char *buf, size_t len)
 	return buf;
 }
 
+/* The parallel operations fm_parallel_auto describes */
+static const enum fm_op parallel_ops[] = { FM_OP_MEMCPY, FM_OP_MEMSET,
+					   FM_OP_CLEAR_PAGE };
+#define NPARALLEL (sizeof(parallel_ops) / sizeof(parallel_ops[0]))
+
+static const char *const basis_names[] = {
+	[FM_AUTO_UNTIMED] = "untimed",
+	[FM_AUTO_TIMING] = "timing",
+	[FM_AUTO_MEASURED] = "measured",
+	[FM_AUTO_SETTING] = "setting",
+};
+
+/* "1 thread (measured: split 1.02x of one thread, 6 timed calls; ...)" */
+static void auto_text(const struct fm_parallel_auto *a,
+		      const struct fm_parallel_info *pi, char *buf, size_t len)
+{
+	const char *s = a->threads == 1 ? "" : "s";
+
+	switch (a->basis) {
+	case FM_AUTO_MEASURED:
+		snprintf(buf, len,
+			 "%u thread%s (measured: split %.2fx of one thread, "
+			 "%u timed calls; re-checked every 256 calls)",
+			 a->threads, s, a->split_ratio, a->samples);
+		break;
+	case FM_AUTO_TIMING:
+		snprintf(buf, len,
+			 "%u thread%s while its first large calls are timed "
+			 "(%lu so far)",
+			 a->threads, s, a->calls);
+		break;
+	case FM_AUTO_SETTING:
+		snprintf(buf, len, "%u thread%s, set by %s", a->threads, s,
+			 pi->cap_source);
+		break;
+	default:
+		snprintf(buf, len,
+			 "untimed (%u thread%s until the first large call)",
+			 a->threads, s);
+	}
+}
+
+static void print_parallel_auto(const struct fm_parallel_info *pi)
+{
+	for (size_t i = 0; i < NPARALLEL; i++) {
+		struct fm_parallel_auto a;
+		char t[200];
+
+		if (fm_parallel_auto(parallel_ops[i], &a))
+			continue;
+		auto_text(&a, pi, t, sizeof(t));
+		printf("            auto %-10s %s\n",
+		       fm_op_name(parallel_ops[i]), t);
+	}
+}
+
+static void json_parallel_auto(void)
+{
+	printf(",\"auto\":{");
+	for (size_t i = 0, k = 0; i < NPARALLEL; i++) {
+		struct fm_parallel_auto a;
+
+		if (fm_parallel_auto(parallel_ops[i], &a))
+			continue;
+		printf("%s\"%s\":{\"basis\":\"%s\",\"threads\":%u,"
+		       "\"samples\":%u,\"calls\":%lu,\"split_ratio\":",
+		       k++ ? "," : "", fm_op_name(parallel_ops[i]),
+		       a.basis < sizeof(basis_names) / sizeof(*basis_names) &&
+				       basis_names[a.basis]
+			       ? basis_names[a.basis]
+			       : "unknown",
+		       a.threads, a.samples, a.calls);
+		if (a.basis == FM_AUTO_MEASURED)
+			printf("%.3f}", a.split_ratio);
+		else
+			printf("null}");
+	}
+	printf("}");
+}
+
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
@@ -196,9 +277,11 @@ static void print_text(const struct identity *id)
 	fm_parallel_info(&pi);
 	fmt_size(pi.split_min, a, sizeof(a));
 	printf("parallel    %u thread%s automatic (%u CPUs in the affinity "
-	       "mask, cap %u: %s);\n            one thread below %s\n\n",
+	       "mask, cap %u: %s);\n            one thread below %s\n",
 	       pi.threads, pi.threads == 1 ? "" : "s", pi.cpus, pi.cap,
 	       pi.cap_source, a);
+	print_parallel_auto(&pi);
+	putchar('\n');
 
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -279,7 +362,9 @@ static void print_json(const struct identity *id)
 	       "\"cap_source\":",
 	       pi.threads, pi.cpus, pi.cap);
 	json_str(stdout, pi.cap_source);
-	printf(",\"split_min\":%zu}", pi.split_min);
+	printf(",\"split_min\":%zu", pi.split_min);
+	json_parallel_auto();
+	printf("}");
 	printf(",\"operations\":{");
 	for (int op = 0; op < FM_OP_COUNT; op++) {
 		const struct fm_variant *list;
@@ -319,11 +404,17 @@ static void print_json(const struct identity *id)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: fastmem-info [--json] [--help] [--version]\n"
+		"Usage: fastmem-info [--json] [--pid PID] [--help] "
+		"[--version]\n"
 		"Show the CPU, its caches, every libfastmem variant, the one "
 		"each operation\nuses and why, and the non-temporal "
 		"thresholds.\n\n"
 		"  -j, --json     print one JSON object instead of text\n"
+		"  -p, --pid PID  tell about process PID instead: whether it "
+		"has the preload\n"
+		"                 or the library mapped, its variants where "
+		"they can be known,\n"
+		"                 its FASTMEM_* variables (from /proc/PID)\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  print the library version\n\n"
 		"Environment: FASTMEM_MEMCPY, FASTMEM_MEMMOVE, "
@@ -337,17 +428,22 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, 'j' },
+		{ "pid", required_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int json = 0, c;
+	const char *pid = NULL;
 	struct identity id;
 
-	while ((c = getopt_long(argc, argv, "jhV", opts, 0)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:hV", opts, 0)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
+			break;
+		case 'p':
+			pid = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -365,6 +461,10 @@ int main(int argc, char **argv)
 			argv[optind]);
 		usage(stderr);
 		return 2;
+	}
+	if (pid) {
+		c = info_pid(pid, json);
+		return ferror(stdout) && !c ? 1 : c;
 	}
 	identify(&id);
 	if (json)
