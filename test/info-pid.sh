@@ -124,4 +124,10 @@ assert set(a) == {"memcpy", "memset", "clear_page"}, a
 assert all(v["basis"] == "untimed" and v["split_ratio"] is None for v in a.values()), a
 ' || fail "fastmem-info --json: no parallel.auto"
 fi
+# every FASTMEM_* variable of fastmem-info's own environment, known or not
+FASTMEM_NT_THRESHOLD=4M FASTMEM_MEMCOPY=avx2 FASTMEM_QQQQQQQQQQQQ=1 \
+	"$info" >"$dir/vars" 2>/dev/null
+has vars '^            FASTMEM_NT_THRESHOLD=4M$'
+has vars '^            FASTMEM_MEMCOPY: not a setting, ignored (nearest: FASTMEM_MEMCPY)$'
+has vars '^            FASTMEM_QQQQQQQQQQQQ: not a setting, ignored$'
 echo "info-pid.sh: ok"

@@ -11,6 +11,7 @@
 
 #include "fastmem/fastmem.h"
 #include "info.h"
+#include "internal.h" /* the settings table (lib/settings-table.c) */
 #include "out.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -218,6 +219,91 @@ static void json_parallel_auto(void)
 	printf("}");
 }
 
+/*
+ * The FASTMEM_* variables of this environment, each a setting or not; an
+ * unknown one with the setting nearest to it (the library's own warning
+ * names only the close ones).  fn(name, name_len, value, def, nearest,
+ * distance): def NULL for an unknown name.
+ */
+static int secure_mode; /* the settings' secure mode, for the listing */
+
+typedef void env_fn(const char *entry, size_t name_len,
+		    const struct fm_setting_def *def,
+		    const struct fm_setting_def *nearest, unsigned distance);
+
+static void each_fastmem_variable(env_fn *fn)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+		unsigned distance = 0;
+		int i = -1;
+
+		switch (fm_env_classify(*e, strlen(*e), &i, &distance)) {
+		case FM_ENV_SETTING:
+			fn(*e, len, fm_setting_at((size_t)i), NULL, 0);
+			break;
+		case FM_ENV_UNKNOWN:
+			/* as far as the library's "did you mean" goes */
+			fn(*e, len, NULL,
+			   i >= 0 && distance <= 3 ? fm_setting_at((size_t)i)
+						   : NULL,
+			   distance);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void print_variable(const char *entry, size_t name_len,
+			   const struct fm_setting_def *def,
+			   const struct fm_setting_def *nearest,
+			   unsigned distance)
+{
+	char buf[256];
+
+	(void)distance;
+	printable(entry, buf, sizeof(buf));
+	if (def)
+		printf("            %s%s\n", buf,
+		       secure_mode ? " (ignored: secure mode)" : "");
+	else if (nearest)
+		printf("            %.*s: not a setting, ignored (nearest: "
+		       "%s)\n",
+		       (int)name_len, entry, nearest->env);
+	else
+		printf("            %.*s: not a setting, ignored\n",
+		       (int)name_len, entry);
+}
+
+static int json_first_variable;
+
+static void json_variable(const char *entry, size_t name_len,
+			  const struct fm_setting_def *def,
+			  const struct fm_setting_def *nearest,
+			  unsigned distance)
+{
+	char name[64];
+	const char *eq = strchr(entry, '=');
+
+	snprintf(name, sizeof(name), "%.*s", (int)name_len, entry);
+	printf("%s{\"name\":", json_first_variable ? "" : ",");
+	json_first_variable = 0;
+	json_str(stdout, name);
+	printf(",\"value\":");
+	json_str(stdout, eq ? eq + 1 : "");
+	printf(",\"setting\":%s", def ? "true" : "false");
+	if (!def && nearest) {
+		printf(",\"nearest\":");
+		json_str(stdout, nearest->env);
+		printf(",\"distance\":%u", distance);
+	}
+	putchar('}');
+}
+
 static void print_text(const struct identity *id)
 {
 	struct fm_cache_info ci;
@@ -274,6 +360,8 @@ static void print_text(const struct identity *id)
 	       printable(si.system.path, pa, sizeof(pa)), si.system.state);
 	printf("            user config   %s: %s\n",
 	       printable(si.user.path, pb, sizeof(pb)), si.user.state);
+	secure_mode = si.secure;
+	each_fastmem_variable(print_variable);
 	fm_parallel_info(&pi);
 	fmt_size(pi.split_min, a, sizeof(a));
 	printf("parallel    %u thread%s automatic (%u CPUs in the affinity "
@@ -356,7 +444,10 @@ static void print_json(const struct identity *id)
 	json_str(stdout, si.user.path);
 	printf(",\"state\":");
 	json_str(stdout, si.user.state);
-	printf("}}");
+	printf("},\"variables\":[");
+	json_first_variable = 1;
+	each_fastmem_variable(json_variable);
+	printf("]}");
 	fm_parallel_info(&pi);
 	printf(",\"parallel\":{\"threads\":%u,\"cpus\":%u,\"cap\":%u,"
 	       "\"cap_source\":",
