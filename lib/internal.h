@@ -212,9 +212,16 @@ static inline size_t fm_threshold_ready(enum fm_op op)
 /* Raw output for warnings (write(2) by syscall).  RESOLVER-SAFE. */
 FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
 
-/* FASTMEM_TRACE (lib/trace.c): sizes up to this are counted one by one,
- * larger ones in power-of-two ranges. */
+/* FASTMEM_TRACE (lib/trace.c counts, lib/trace-file.c writes): sizes up
+ * to this are counted one by one, larger ones in power-of-two ranges. */
 #define FM_TRACE_EXACT_MAX 4096
+/* A counter's slot: the size buckets 0..FM_TRACE_BUCKETS-1 (0..4096, then
+ * [4097, 8191], [8192, 16383], ...), then the 64-byte-aligned calls and
+ * the overlapping copies. */
+#define FM_TRACE_BUCKETS (FM_TRACE_EXACT_MAX + 1 + (int)(8 * sizeof(size_t)) - 12)
+#define FM_TRACE_ALIGNED64 FM_TRACE_BUCKETS
+#define FM_TRACE_OVERLAPPING (FM_TRACE_BUCKETS + 1)
+#define FM_TRACE_SLOTS (FM_TRACE_BUCKETS + 2)
 /* What a resolver returns for op having chosen fn: fn itself, or with
  * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
 FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
@@ -224,6 +231,14 @@ FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
  * fm_memset (hints, parallel calls).  Call time only. */
 FM_HIDDEN void fm_trace_count(enum fm_op op, const void *d, const void *s,
 			      size_t n);
+/* The calls counted so far in slot of op (memcpy, memmove or memset), all
+ * threads added up.  Async-signal-safe. */
+FM_HIDDEN uint64_t fm_trace_counter(enum fm_op op, unsigned slot);
+/* Write the counts to the file FASTMEM_TRACE names (trace, %p expanded
+ * with pid): 0, or -errno after the one warning.  Async-signal-safe. */
+FM_HIDDEN int fm_trace_write(const char *trace, long pid);
+/* Create the file if it is not there, or warn now that it cannot be. */
+FM_HIDDEN void fm_trace_probe_file(const char *trace, long pid);
 
 /* Variant function types. */
 typedef void *copy_fn(void *, const void *, size_t);
