@@ -24,6 +24,8 @@ static int warned; /* the one warning about an unwritable file is out */
  * file (a FIFO, a device, a socket); the directory case keeps EISDIR. */
 #define NOT_REGULAR 4096
 
+enum open_how { OPEN_PROBE, OPEN_EMPTY, OPEN_SHARED };
+
 struct out {
 	int fd;
 	int err; /* first error, -errno */
@@ -138,11 +140,54 @@ static void out_cmdline(struct out *o)
 	out_str(o, "\n");
 }
 
-static void write_counts(struct out *o, long pid)
+static void out_time(struct out *o, struct fm_trace_time t)
 {
+	char num[24];
+	int i = 0;
+
+	out_u64(o, (uint64_t)t.sec);
+	fmt_u64(num, (uint64_t)t.nsec + 1000000000u); /* 1 and 9 digits */
+	num[0] = '.';
+	while (num[i])
+		i++;
+	out_str(o, num);
+}
+
+/* Why this process's section is not the file's only one. */
+static void out_warning(struct out *o, const struct fm_trace_kept *kept)
+{
+	out_str(o, "# warning: FASTMEM_TRACE has no %p and other processes "
+		   "of this run write here too (pid");
+	for (int i = 0; i < kept->n && i < FM_TRACE_KEPT_PIDS; i++) {
+		out_str(o, " ");
+		out_u64(o, (uint64_t)kept->pid[i]);
+	}
+	if (kept->n > FM_TRACE_KEPT_PIDS) {
+		out_str(o, " and ");
+		out_u64(o, (uint64_t)(kept->n - FM_TRACE_KEPT_PIDS));
+		out_str(o, " more");
+	}
+	out_str(o, "): each \"fastmem-trace 1\" section is one process; "
+		   "replay adds them up\n");
+}
+
+static void write_counts(struct out *o, long pid,
+			 const struct fm_trace_kept *kept)
+{
+	struct fm_trace_run run;
+
+	fm_trace_run(&run);
 	out_str(o, "fastmem-trace 1\n# pid ");
 	out_u64(o, (uint64_t)pid);
+	out_str(o, "\n# run group ");
+	out_u64(o, (uint64_t)run.group);
+	out_str(o, " from ");
+	out_time(o, run.from);
+	out_str(o, " to ");
+	out_time(o, run.to);
 	out_str(o, "\n");
+	if (kept->n)
+		out_warning(o, kept);
 	out_cmdline(o);
 	out_str(o, "# written by libfastmem " PACKAGE_VERSION
 		   " (FASTMEM_TRACE); see fastmem(3)\n"
@@ -252,7 +297,9 @@ static long regular_or_why(unsigned mode)
 }
 
 /*
- * Open the trace file of process pid for writing (emptied when `truncate`):
+ * Open the trace file of process pid: for writing (OPEN_PROBE), emptied
+ * (OPEN_EMPTY), or for reading and writing (OPEN_SHARED, a path without
+ * %p: trace-shared.c keeps the other processes' sections):
  * a regular file, or a new one; never a FIFO, device or directory (opening
  * one could block or have effects of its own, and writing to a pipe whose
  * reader left kills the writer with SIGPIPE), and never through a final
@@ -261,7 +308,7 @@ static long regular_or_why(unsigned mode)
  * (PATH expanded), or the unexpanded PATH when that is too long.
  */
 static long open_trace(const char *trace, char *path, size_t size, long pid,
-		       int truncate)
+		       enum open_how how)
 {
 	struct statx stx;
 	long fd, why;
@@ -277,7 +324,8 @@ static long open_trace(const char *trace, char *path, size_t size, long pid,
 		return why;
 	do
 		fd = fm_syscall5(SYS_openat, AT_FDCWD, (long)path,
-				 O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				 (how == OPEN_SHARED ? O_RDWR : O_WRONLY) |
+					 O_CREAT | O_CLOEXEC | O_NOCTTY |
 					 O_NONBLOCK | O_NOFOLLOW,
 				 0644, 0);
 	while (fd == -EINTR);
@@ -291,7 +339,7 @@ static long open_trace(const char *trace, char *path, size_t size, long pid,
 		why = -EIO;
 	if (!why)
 		why = regular_or_why(stx.stx_mode);
-	if (!why && truncate)
+	if (!why && how == OPEN_EMPTY)
 		why = fm_syscall3(SYS_ftruncate, fd, 0, 0);
 	if (why) {
 		fm_close((int)fd);
@@ -324,16 +372,25 @@ static void warn_once(const char *path, long err)
 
 int fm_trace_write(const char *trace, long pid)
 {
+	struct fm_trace_kept kept = { 0 };
+	struct fm_trace_run run;
 	struct out o;
 	char path[FM_PATH_MAX + 24];
+	int shared = !fm_trace_path_per_process(trace);
 	long fd;
 
 	o.err = 0;
 	o.len = 0;
-	fd = open_trace(trace, path, sizeof(path), pid, 1);
+	fd = open_trace(trace, path, sizeof(path), pid,
+			shared ? OPEN_SHARED : OPEN_EMPTY);
+	if (fd >= 0 && shared) {
+		fm_trace_run(&run);
+		o.err = (int)fm_trace_shared_prepare((int)fd, pid, &run, &kept);
+	}
 	if (fd >= 0) {
 		o.fd = (int)fd;
-		write_counts(&o, pid);
+		if (!o.err)
+			write_counts(&o, pid, &kept);
 		fm_close((int)fd);
 	} else {
 		o.err = (int)fd;
@@ -346,7 +403,7 @@ int fm_trace_write(const char *trace, long pid)
 void fm_trace_probe_file(const char *trace, long pid)
 {
 	char path[FM_PATH_MAX + 24];
-	long fd = open_trace(trace, path, sizeof(path), pid, 0);
+	long fd = open_trace(trace, path, sizeof(path), pid, OPEN_PROBE);
 
 	if (fd >= 0)
 		fm_close((int)fd);

@@ -7,7 +7,7 @@
  * The resolvers call fm_trace_resolve() with the variant they chose; with
  * tracing off it returns that variant and nothing else changes (no wrapper,
  * no test on the call path).  With tracing on it keeps the variant in
- * trace_target[] and returns a counting wrapper that increments one counter
+ * trace_*_target and returns a counting wrapper that increments one counter
  * (and, for aligned or overlapping calls, a second) and tail-jumps to it.
  *
  * Counting runs before main, in signal handlers and in every thread: no
@@ -182,7 +182,7 @@ static void count_unowned(int op, const void *d, const void *s, size_t n,
  * tail jump to the variant, so the wrapper saves no register; the first
  * (and those of a thread without a shard) take the _unowned tail call.
  */
-#define TRACE_WRAPPER(name, op, is_copy, type, params, args, d, s, n)          \
+#define TRACE_WRAPPER(name, op, is_copy, params, args, d, s, n)                \
 	static __attribute__((noinline)) void *name##_unowned params           \
 	{                                                                      \
 		count_unowned(op, d, s, n, is_copy);                           \
@@ -198,11 +198,11 @@ static void count_unowned(int op, const void *d, const void *s, size_t n,
 		return name##_target args;                                     \
 	}
 
-TRACE_WRAPPER(trace_memcpy, FM_OP_MEMCPY, 1, copy_fn,
+TRACE_WRAPPER(trace_memcpy, FM_OP_MEMCPY, 1, (void *d, const void *s, size_t n),
+	      (d, s, n), d, s, n)
+TRACE_WRAPPER(trace_memmove, FM_OP_MEMMOVE, 1,
 	      (void *d, const void *s, size_t n), (d, s, n), d, s, n)
-TRACE_WRAPPER(trace_memmove, FM_OP_MEMMOVE, 1, copy_fn,
-	      (void *d, const void *s, size_t n), (d, s, n), d, s, n)
-TRACE_WRAPPER(trace_memset, FM_OP_MEMSET, 0, set_fn, (void *d, int c, size_t n),
+TRACE_WRAPPER(trace_memset, FM_OP_MEMSET, 0, (void *d, int c, size_t n),
 	      (d, c, n), d, 0, n)
 
 static void count(int op, const void *d, const void *s, size_t n, int copy)
@@ -321,6 +321,7 @@ static void trace_child(void)
 				 my_shard == &shards[s] ? tid : 0,
 				 __ATOMIC_RELAXED);
 	__atomic_store_n(&writing, 0, __ATOMIC_RELAXED);
+	fm_trace_began();
 }
 
 /*
@@ -337,6 +338,7 @@ __attribute__((constructor)) static void trace_init(void)
 
 	if (!st->trace[0])
 		return;
+	fm_trace_began();
 	__atomic_store_n(&enabled, 1, __ATOMIC_RELAXED);
 	pthread_atfork(0, 0, trace_child);
 	/* say now, while stderr is surely open, if the file cannot be
