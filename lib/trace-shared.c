@@ -54,7 +54,7 @@ void fm_trace_began(void)
 
 void fm_trace_run(struct fm_trace_run *run)
 {
-	run->group = fm_id(SYS_getpgrp);
+	run->group = fm_syscall3(SYS_getpgid, 0, 0, 0);
 	run->from = began;
 	run->to = now();
 }

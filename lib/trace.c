@@ -14,10 +14,10 @@
  * allocation, no lock, no call.  Each thread counts into a shard of its
  * own (static memory it claims on its first call; one pointer in
  * initial-exec TLS), with plain one-byte increments: a shared counter's
- * locked increment waits for the copy's stores to drain (+100-250% per
- * call in the L1 replays on the Intel Xeon guest), and one byte per size
- * keeps the 4097 exact sizes of an op within 4 KiB of cache (8-byte
- * counters needed 32 KiB, which the L1 arena's data then lost).  A counter
+ * locked increment waits for the copy's stores to drain (+132-182% per
+ * call in the L1 memcpy replays on the Intel Xeon guest, +36-42% now; see
+ * docs/tracing.md), and one byte per size keeps the 4097 exact sizes of an
+ * op within 4 KiB of cache, where 8-byte counters took 32 KiB.  A counter
  * that wraps adds 256 to a shared 64-bit carry.  Shards are static, so the
  * counts of a thread that exited stay; its shard goes to the next thread
  * that finds its owner gone.
