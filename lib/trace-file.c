@@ -372,13 +372,14 @@ static void warn_once(const char *path, long err)
 
 int fm_trace_write(const char *trace, long pid)
 {
-	struct fm_trace_kept kept = { 0 };
+	struct fm_trace_kept kept; /* not zeroed whole: that is a memset */
 	struct fm_trace_run run;
 	struct out o;
 	char path[FM_PATH_MAX + 24];
 	int shared = !fm_trace_path_per_process(trace);
 	long fd;
 
+	kept.n = 0;
 	o.err = 0;
 	o.len = 0;
 	fd = open_trace(trace, path, sizeof(path), pid,
