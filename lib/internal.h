@@ -321,9 +321,17 @@ static inline size_t fm_threshold_ready(enum fm_op op)
 /* Raw output for warnings (write(2) by syscall).  RESOLVER-SAFE. */
 FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
 
-/* FASTMEM_TRACE (lib/trace.c): sizes up to this are counted one by one,
- * larger ones in power-of-two ranges. */
+/* FASTMEM_TRACE (lib/trace.c counts, lib/trace-file.c writes): sizes up
+ * to this are counted one by one, larger ones in power-of-two ranges. */
 #define FM_TRACE_EXACT_MAX 4096
+/* A counter's slot: the size buckets 0..FM_TRACE_BUCKETS-1 (0..4096, then
+ * [4097, 8191], [8192, 16383], ...), then the 64-byte-aligned calls and
+ * the overlapping copies. */
+#define FM_TRACE_BUCKETS                                                       \
+	(FM_TRACE_EXACT_MAX + 1 + (int)(8 * sizeof(size_t)) - 12)
+#define FM_TRACE_ALIGNED64 FM_TRACE_BUCKETS
+#define FM_TRACE_OVERLAPPING (FM_TRACE_BUCKETS + 1)
+#define FM_TRACE_SLOTS (FM_TRACE_BUCKETS + 2)
 /* What a resolver returns for op having chosen fn: fn itself, or with
  * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
 FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
@@ -333,6 +341,42 @@ FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
  * fm_memset (hints, parallel calls).  Call time only. */
 FM_HIDDEN void fm_trace_count(enum fm_op op, const void *d, const void *s,
 			      size_t n);
+/* The calls counted so far in slot of op (memcpy, memmove or memset), all
+ * threads added up.  Async-signal-safe. */
+FM_HIDDEN uint64_t fm_trace_counter(enum fm_op op, unsigned slot);
+/* Write the counts to the file FASTMEM_TRACE names (trace, %p expanded
+ * with pid): 0, or -errno after the one warning.  Async-signal-safe. */
+FM_HIDDEN int fm_trace_write(const char *trace, long pid);
+/* Create the file if it is not there, or warn now that it cannot be. */
+FM_HIDDEN void fm_trace_probe_file(const char *trace, long pid);
+
+/* A path without %p shared by several processes (lib/trace-shared.c). */
+struct fm_trace_time {
+	long sec, nsec; /* CLOCK_REALTIME */
+};
+/* What a section of the file says of its process's run: the process group,
+ * when counting began and when the section was written. */
+struct fm_trace_run {
+	long group;
+	struct fm_trace_time from, to;
+};
+#define FM_TRACE_KEPT_PIDS 8
+/* The other processes' sections kept in the file (their first pids). */
+struct fm_trace_kept {
+	int n;
+	long pid[FM_TRACE_KEPT_PIDS];
+};
+/* Counting begins now (at load, and in a forked child). */
+FM_HIDDEN void fm_trace_began(void);
+FM_HIDDEN void fm_trace_run(struct fm_trace_run *run);
+/* Does the path have %p (one file per process)? */
+FM_HIDDEN int fm_trace_path_per_process(const char *trace);
+/* Lock the shared file fd, keep the sections of the other processes of this
+ * run (moved to its start), drop the rest, and leave fd at the end for this
+ * process's section.  0 or -errno. */
+FM_HIDDEN long fm_trace_shared_prepare(int fd, long pid,
+				       const struct fm_trace_run *run,
+				       struct fm_trace_kept *kept);
 
 /* Variant function types. */
 typedef void *copy_fn(void *, const void *, size_t);

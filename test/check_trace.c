@@ -17,6 +17,14 @@
  *            200000 sets of 64 B (the same counter: contention)
  *   signal   copies of 17 B in a loop, interrupted by a timer signal whose
  *            handler copies 33 B; prints how many of each it made
+ *   signal_same  the same, the handler's copies 17 B too (the counter the
+ *            loop it interrupts increments)
+ *   many_threads  80 threads at once (more than the 64 counter shards),
+ *            each 1000 copies of 50 B; then 80 more, once those exited
+ *   shared   (FASTMEM_TRACE without %p) 10 copies of 11 B; fork, the child
+ *            20 of 22 B then exit(0); fork, that child 30 of 33 B then
+ *            exit(0); the parent 40 of 44 B
+ *   flush_more  5 copies of 9 B, fm_trace_flush(), 3 more, exit
  *   flush    5 copies of 9 B, fm_trace_flush(), then _exit(0) (no
  *            destructor runs)
  *   hints    fm_memcpy_hint: 3 temporal of 200 B, 2 non-temporal of
@@ -105,7 +113,54 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void *small_copies(void *arg)
+{
+	char buf[64], from[64];
+
+	(void)arg;
+	memset(from, 5, sizeof(from));
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < 1000; i++)
+		fm_memcpy(buf, from, 50);
+	__asm__ volatile("" : : "r"(buf) : "memory");
+	return NULL;
+}
+
+/* 80 threads at once, each 1000 copies of 50 B; 0 or an error. */
+static int thread_wave(void)
+{
+	pthread_t th[80];
+
+	pthread_barrier_init(&start, NULL, 80);
+	for (int t = 0; t < 80; t++)
+		if (pthread_create(&th[t], NULL, small_copies, NULL))
+			return 2;
+	for (int t = 0; t < 80; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&start);
+	return 0;
+}
+
+/* Fork a child that makes times copies of n bytes and exits; 0 once it
+ * did. */
+static int forked_copies(size_t n, int times)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return 2;
+	if (!pid) {
+		copies(n, times);
+		exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 3;
+	return 0;
+}
+
 static volatile sig_atomic_t handled;
+static size_t handler_size = 33;
 
 static void on_alarm(int sig)
 {
@@ -113,7 +168,7 @@ static void on_alarm(int sig)
 
 	(void)sig;
 	memset(b, 1, sizeof(b));
-	fm_memcpy(a, b, 33);
+	fm_memcpy(a, b, handler_size);
 	__asm__ volatile("" : : "r"(a) : "memory");
 	handled++;
 }
@@ -161,11 +216,26 @@ static int child(const char *s)
 				return 2;
 		for (int t = 0; t < 4; t++)
 			pthread_join(th[t], NULL);
-	} else if (!strcmp(s, "signal")) {
+	} else if (!strcmp(s, "many_threads")) {
+		if (thread_wave() || thread_wave())
+			return 2;
+	} else if (!strcmp(s, "shared")) {
+		copies(11, 10);
+		if (forked_copies(22, 20) || forked_copies(33, 30))
+			return 3;
+		copies(44, 40);
+	} else if (!strcmp(s, "flush_more")) {
+		copies(9, 5);
+		if (fm_trace_flush())
+			return 4;
+		copies(9, 3);
+	} else if (!strcmp(s, "signal") || !strcmp(s, "signal_same")) {
 		struct sigaction sa;
 		struct itimerval it = { { 0, 200 }, { 0, 200 } };
 		long loops = 0;
 
+		if (!strcmp(s, "signal_same"))
+			handler_size = 17;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_alarm;
 		sa.sa_flags = SA_RESTART;
@@ -228,6 +298,10 @@ struct result {
 	pid_t pid;
 };
 
+/* Run the child in a process group of its own, as a shell with job control
+ * runs each command. */
+static int own_group;
+
 /* Run this program with --child scenario and FASTMEM_TRACE=trace (none if
  * NULL), through $TEST_RUNNER. */
 static void run(struct result *res, const char *scenario, const char *trace)
@@ -256,6 +330,8 @@ static void run(struct result *res, const char *scenario, const char *trace)
 	res->pid = fork();
 	ck_assert(res->pid >= 0);
 	if (res->pid == 0) {
+		if (own_group)
+			setpgid(0, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(out[0]);
@@ -495,6 +571,132 @@ START_TEST(signal_handler_calls_counted)
 }
 END_TEST
 
+/* A handler that interrupts the loop's count and counts into the same
+ * counter: nothing lost. */
+START_TEST(signal_handler_same_counter)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+	long loops = -1, handled = -1;
+
+	fresh_dir(dir, sizeof(dir), "signal_same");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "signal_same", pat);
+	ck_assert_int_eq(sscanf(r.out, "%ld %ld", &loops, &handled), 2);
+	ck_assert_msg(handled > 0, "no signal arrived (%ld loops)", loops);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	EQ(read_all(names[0]), "memcpy 17",
+	   (unsigned long long)(loops + handled));
+}
+END_TEST
+
+/* More threads than shards at once (some count into the common one), then
+ * as many again (they take the shards of the threads that exited). */
+START_TEST(more_threads_than_shards)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+
+	fresh_dir(dir, sizeof(dir), "many");
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "many_threads", pat);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	EQ(read_all(names[0]), "memcpy 50", 160000);
+	EQ(read_all(names[0]), "calls memcpy", 160000);
+}
+END_TEST
+
+/* The sections of a file several processes wrote: how many, and the sum of
+ * every "key N" line. */
+static int sections(const char *text)
+{
+	int n = !strncmp(text, "fastmem-trace 1\n", 16);
+
+	for (const char *p = text; (p = strstr(p, "\nfastmem-trace 1\n")); p++)
+		n++;
+	return n;
+}
+
+static unsigned long long summed(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned long long v = 0;
+
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			v += strtoull(p + kl + 1, NULL, 10);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return v;
+}
+
+#define SUM(text, key, want)                                                   \
+	ck_assert_msg(summed(text, key) == (want), "%s: %llu, expected %llu",  \
+		      key, summed(text, key), (unsigned long long)(want))
+
+/* Without %p, the processes of one run each leave their section, and say
+ * so; replay adds them up. */
+START_TEST(shared_path_keeps_every_process)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], names[2][PATH_MAX];
+	struct result r;
+	struct dist d;
+	char err[512];
+
+	fresh_dir(dir, sizeof(dir), "shared");
+	snprintf(path, sizeof(path), "%s/t", dir);
+	run(&r, "shared", path);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	const char *t = read_all(path);
+	ck_assert_msg(sections(t) == 3, "%d sections: %s", sections(t), t);
+	ck_assert_msg(strstr(t, "# warning: FASTMEM_TRACE has no %p"),
+		      "no warning: %s", t);
+	SUM(t, "memcpy 11", 10);
+	SUM(t, "memcpy 22", 20);
+	SUM(t, "memcpy 33", 30);
+	SUM(t, "memcpy 44", 40);
+	SUM(t, "calls memcpy", 100);
+	ck_assert_msg(dist_load(path, &d, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(d.calls[0], 100);
+	dist_free(&d);
+}
+END_TEST
+
+/* A later run of a command replaces the file (another process group, as
+ * from an interactive shell); in the same group (a script running the
+ * command twice) both are kept; a flush then exit leaves one section. */
+START_TEST(shared_path_runs_and_flushes)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct result r;
+	const char *t;
+
+	fresh_dir(dir, sizeof(dir), "reruns");
+	snprintf(path, sizeof(path), "%s/t", dir);
+	own_group = 1;
+	run(&r, "known", path);
+	run(&r, "known", path);
+	own_group = 0;
+	t = read_all(path);
+	ck_assert_msg(sections(t) == 1, "%d sections: %s", sections(t), t);
+	ck_assert_msg(!strstr(t, "# warning"), "warning: %s", t);
+	EQ(t, "calls memcpy", 1014);
+	run(&r, "known", path);
+	run(&r, "known", path);
+	t = read_all(path);
+	ck_assert_msg(sections(t) == 2, "%d sections: %s", sections(t), t);
+	SUM(t, "calls memcpy", 2028);
+	ck_assert_msg(strstr(t, "# warning"), "no warning: %s", t);
+	own_group = 1;
+	run(&r, "flush_more", path);
+	own_group = 0;
+	t = read_all(path);
+	ck_assert_msg(sections(t) == 1, "%d sections: %s", sections(t), t);
+	EQ(t, "memcpy 9", 8);
+}
+END_TEST
+
 START_TEST(flush_without_exit)
 {
 	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
@@ -688,6 +890,10 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, fork_each_process_its_own_counts);
 	tcase_add_test(tc, threads_lose_no_count);
 	tcase_add_test(tc, signal_handler_calls_counted);
+	tcase_add_test(tc, signal_handler_same_counter);
+	tcase_add_test(tc, more_threads_than_shards);
+	tcase_add_test(tc, shared_path_keeps_every_process);
+	tcase_add_test(tc, shared_path_runs_and_flushes);
 	tcase_add_test(tc, flush_without_exit);
 	tcase_add_test(tc, unwritable_path_one_warning);
 	tcase_add_test(tc, off_writes_nothing);
