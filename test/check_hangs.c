@@ -358,10 +358,23 @@ START_TEST(cancel_in_parallel_call)
 }
 END_TEST
 
+/*
+ * Not under an emulator: qemu-user itself hangs there.  The x86-64 build of
+ * this test hung under qemu-x86_64 and passed in 1 s without it, as the i686
+ * build did natively where it hung under qemu-i386 (2026-12-02).
+ */
 START_TEST(fork_in_handler_during_parallel_call)
 {
+	const char *runner = getenv("TEST_RUNNER");
 	struct result r;
 
+	if (runner && *runner) {
+		fprintf(stderr,
+			"fork_in_handler: skipped under %s (qemu-user "
+			"hangs in a fork from a signal handler)\n",
+			runner);
+		return;
+	}
 	run(&r, "fork_in_handler", NULL);
 	expect_exit0(&r, "fork in a handler (exit 3: fork failed, 4/5: the "
 			 "pool failed afterwards)");
