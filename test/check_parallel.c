@@ -528,14 +528,14 @@ END_TEST
 
 /* --- the automatic count on a machine where splitting loses --------------- */
 
-static volatile int stop_hogs;
+static int stop_hogs; /* atomic */
 
 static void *hog(void *arg)
 {
 	cpu_set_t *one = arg;
 
 	pthread_setaffinity_np(pthread_self(), sizeof(*one), one);
-	while (!stop_hogs)
+	while (!__atomic_load_n(&stop_hogs, __ATOMIC_RELAXED))
 		;
 	return NULL;
 }
@@ -614,7 +614,7 @@ static int child_splitting_loses(int cpu0)
 			return 42;
 	for (int i = 0; i < 12; i++)
 		fm_memcpy_parallel(dst.base, src.base, n, 0);
-	stop_hogs = 1;
+	__atomic_store_n(&stop_hogs, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < HOGS; i++)
 		pthread_join(hogs[i], NULL);
 	if (memcmp(dst.base, src.base, n))
