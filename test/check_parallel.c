@@ -639,6 +639,16 @@ START_TEST(automatic_count_chooses_one_thread_where_split_loses)
 	ck_assert_int_eq(fm_parallel_auto(FM_OP_MEMMOVE, &pa), -1);
 	ck_assert_int_eq(fm_parallel_auto(FM_OP_MEMSET, &pa), 0);
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	/* ThreadSanitizer's instrumentation of the test's threads made the
+	 * split calls win anyway (1.02-2.66x in CI): a timing test of another
+	 * machine than this one */
+#ifdef __SANITIZE_THREAD__
+	if (1) {
+		fprintf(stderr, "automatic_count_chooses_one_thread: not under "
+				"ThreadSanitizer; skipped\n");
+		return;
+	}
+#endif
 	if (CPU_COUNT(&set) < 2 || getenv("FASTMEM_THREADS")) {
 		fprintf(stderr, "automatic_count_chooses_one_thread: needs 2 "
 				"CPUs and the built-in cap; skipped\n");
