@@ -286,45 +286,36 @@ static void apply(struct fm_scan *sc, const struct fm_setting_def *d, int op,
 /* --- the environment ---------------------------------------------------- */
 
 /*
- * A FASTMEM_* variable the table does not have, close to one it has (a
- * misspelling, which would otherwise change nothing and say nothing): the
- * case, up to two edits (three in the longer names), or a setting's name
- * with more after it.  Names further from every setting say nothing: they
- * are someone else's (the test suite has FASTMEM_PRELOAD, four edits from
- * FASTMEM_PROBE), and a library that every process may preload must not
- * talk about those in each of them.
+ * A FASTMEM_* variable the table does not have: one line each, from the
+ * first (shared) reading of the environment only, which makes it once per
+ * process.  Every such name is reported, near a setting or not: a
+ * misspelt setting would otherwise change nothing and say nothing, and
+ * nobody else's variables are meant to share the prefix (the test suite's
+ * own are FMTEST_*).  A name near a setting (fm_setting_suggest) names it.
  */
 static void unknown_variable(struct fm_scan *sc, const char *name, size_t len)
 {
 	char shown[64];
+	const char *ask = "", *meant = "", *hint = "";
 	unsigned dist;
-	int near = fm_setting_nearest(name, len, 1, &dist);
-	const char *nearest;
+	int near, cut;
 
-	if (!sc->warn || near < 0)
+	if (!sc->warn)
 		return;
-	nearest = fm_setting_at((size_t)near)->env;
-	if (dist > 3 || (dist == 3 && fm_str_len(nearest) < 17)) {
-		for (size_t i = 0; i < fm_setting_count(); i++) {
-			const char *env = fm_setting_at(i)->env;
-			size_t n = fm_str_len(env);
-
-			if (env[0] && n < len && name[n] == '_' &&
-			    fm_str_is(name, n, env, 0)) {
-				nearest = env;
-				dist = 1;
-			}
-		}
-		if (dist > 3)
-			return;
+	near = fm_setting_suggest(name, len, &dist);
+	if (near >= 0) {
+		ask = " (did you mean ";
+		meant = fm_setting_at((size_t)near)->env;
+		hint = dist ? "?)" : "? Names are case-sensitive)";
 	}
-	fm_copy_str(shown, sizeof(shown), name, len);
+	cut = fm_copy_str(shown, sizeof(shown), name, len);
 	const char *parts[] = { shown,
-				" is not a libfastmem setting; ignored (did "
-				"you mean ",
-				nearest,
-				dist ? "?)" : "? Names are case-sensitive)" };
-	fm_warn(parts, 4);
+				cut ? "..." : "",
+				" is not a libfastmem setting; ignored",
+				ask,
+				meant,
+				hint };
+	fm_warn(parts, 6);
 }
 
 static void env_var(struct fm_scan *sc, char *e, size_t len)

@@ -7,7 +7,7 @@
 set -eu
 
 info=$top_builddir/fastmem-info
-preload=${FASTMEM_PRELOAD:-$top_builddir/.libs/libfastmem-preload.so}
+preload=${FMTEST_PRELOAD:-$top_builddir/.libs/libfastmem-preload.so}
 dir=$(mktemp -d)
 pids=
 cleanup() {
