@@ -496,6 +496,7 @@ void fm_scan_begin(struct fm_scan *sc, enum fm_source src)
 	sc->src = src;
 	sc->len = 0;
 	sc->truncated = 0;
+	sc->skip = 0;
 	sc->lineno = 0;
 }
 
@@ -510,18 +511,74 @@ static void record(struct fm_scan *sc, enum fm_scan_kind kind)
 		env_var(sc, sc->line, sc->len);
 }
 
+/* Is s[0, len) p so far (or all of p and more)? */
+static int starts_as(const char *s, size_t len, const char *p)
+{
+	for (size_t i = 0; i < len && p[i]; i++)
+		if (s[i] != p[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Could the environment entry that starts with s[0, len) be one env_var()
+ * reads?  Most are not (PATH, LANG, ...), and they are skipped without a
+ * byte copied: this runs at the start of every program that loads
+ * libfastmem, under /etc/ld.so.preload of every program on the machine.
+ */
+static int env_wanted(const char *s, size_t len)
+{
+	return starts_as(s, len, "FASTMEM_") || starts_as(s, len, "HOME=") ||
+	       starts_as(s, len, "XDG_CONFIG_HOME=");
+}
+
+/* The longest prefix env_wanted() compares. */
+#define ENV_PREFIX_MAX 16
+
+/* Index of the first NUL in buf[i, n), or n: a word at a time (the
+ * environment is mostly entries nobody here reads). */
+static size_t find_nul(const char *buf, size_t i, size_t n)
+{
+	typedef unsigned long __attribute__((may_alias, aligned(1))) fm_uword;
+	const unsigned long ones = ~0ul / 0xff, highs = ones << 7;
+
+	for (; i + sizeof(fm_uword) <= n; i += sizeof(fm_uword)) {
+		unsigned long v = *(const fm_uword *)(const void *)(buf + i);
+
+		if ((v - ones) & ~v & highs)
+			break; /* a zero byte in this word */
+	}
+	while (i < n && buf[i])
+		i++;
+	return i;
+}
+
 void fm_scan_feed(struct fm_scan *sc, const char *buf, size_t n,
 		  enum fm_scan_kind kind)
 {
 	char sep = kind == FM_SCAN_CONFIG ? '\n' : '\0';
 
 	for (size_t i = 0; i < n; i++) {
+		if (sc->skip) {
+			/* only environment entries are skipped */
+			i = find_nul(buf, i, n);
+			if (i == n)
+				return;
+			/* its separator ends the entry nobody reads */
+			sc->lineno++;
+			sc->len = 0;
+			sc->skip = 0;
+			continue;
+		}
 		if (buf[i] == sep) {
 			record(sc, kind);
 			sc->len = 0;
 			sc->truncated = 0;
 		} else if (sc->len < sizeof(sc->line) - 1) {
 			sc->line[sc->len++] = buf[i];
+			if (kind == FM_SCAN_ENV && sc->len <= ENV_PREFIX_MAX &&
+			    !env_wanted(sc->line, sc->len))
+				sc->skip = 1;
 		} else {
 			sc->truncated = 1;
 		}
@@ -530,6 +587,6 @@ void fm_scan_feed(struct fm_scan *sc, const char *buf, size_t n,
 
 void fm_scan_finish(struct fm_scan *sc, enum fm_scan_kind kind)
 {
-	if (sc->len)
+	if (sc->len && !sc->skip)
 		record(sc, kind);
 }

@@ -1065,6 +1065,46 @@ START_TEST(secure_mode_unknown_silent)
 }
 END_TEST
 
+/*
+ * The environment scan skips the entries no setting can start (PATH, LANG,
+ * ...) without copying them: the entries it reads must still be read
+ * wherever the 256-byte reads cut them, and names that start like one it
+ * reads but are not (FASTMEMX, HOMES, XDG_CONFIG_HOMEY) must not be.
+ */
+START_TEST(environment_entries_skipped)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 32], home[PATH_MAX + 32];
+	char xdg[PATH_MAX + 32], filler[400];
+
+	snprintf(dir, sizeof(dir), "%s/skip-xdg", tmpdir);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof(dir), "%s/skip-xdg/fastmem", tmpdir);
+	mkdir(dir, 0700);
+	snprintf(file, sizeof(file), "%s/fastmem.conf", dir);
+	write_file(file, "memmove = generic\n");
+	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/skip-xdg", tmpdir);
+	snprintf(home, sizeof(home), "HOME=%s/skip-home", tmpdir);
+	for (int shift = 0; shift < 16; shift++) {
+		struct result r;
+		size_t len = 240 + (size_t)shift;
+
+		/* an entry long enough to move the next ones across a read */
+		memset(filler, 'f', len);
+		memcpy(filler, "LONG_UNRELATED=", 15);
+		filler[len] = 0;
+		run(&r, filler, "FASTMEMX=1", "FASTMEM_NT_THRESHOLD=3M", filler,
+		    "HOMES=/nonexistent", "FASTMEM_MEMCOPY=avx2", filler, xdg,
+		    "XDG_CONFIG_HOMEY=/nonexistent", home, filler, NULL);
+		ck_assert_msg(count_lines(r.err) == 1 &&
+				      strstr(r.err, "FASTMEM_MEMCOPY is not"),
+			      "shift %d: %s", shift, r.err);
+		ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "3145728");
+		ck_assert_str_eq(field(&r, FM_OP_MEMMOVE, 0), "generic");
+		ck_assert_ptr_nonnull(strstr(field(&r, FM_OP_MEMMOVE, 1), dir));
+	}
+}
+END_TEST
+
 /* Trailing comments in config lines, and a value cut short nowhere (#24). */
 START_TEST(config_comments)
 {
@@ -1374,6 +1414,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, private_variant_value);
 	tcase_add_test(tc, misspelt_variables);
 	tcase_add_test(tc, secure_mode_unknown_silent);
+	tcase_add_test(tc, environment_entries_skipped);
 	tcase_add_test(tc, config_comments);
 	tcase_add_test(tc, config_warning_limit);
 	tcase_add_test(tc, manual_names_every_setting);
