@@ -219,10 +219,18 @@ FM_HIDDEN int fm_setting_by_key(const char *key, size_t len);
 FM_HIDDEN int fm_setting_nearest(const char *name, size_t len, int env,
 				 unsigned *distance);
 
+/* The setting an unknown FASTMEM_* name most likely meant, or -1 if it is
+ * near none: the same name in another case, up to two edits (three for
+ * names of 17 bytes or more), or a setting's name followed by "_..."
+ * (*distance then 1; 0 means only the case differs).  The library's
+ * warning and fastmem-info's listing both ask this.  RESOLVER-SAFE. */
+FM_HIDDEN int fm_setting_suggest(const char *name, size_t len,
+				 unsigned *distance);
+
 /* An environment entry ("NAME=value" or "NAME"), for tools: not ours, a
  * setting (*setting its index), or a FASTMEM_* name the library does not
- * know (*setting the nearest one, *distance how far; 0: only the case
- * differs).  RESOLVER-SAFE. */
+ * know (*setting the one it most likely meant, fm_setting_suggest(), or -1,
+ * *distance how far).  RESOLVER-SAFE. */
 enum fm_env_kind { FM_ENV_OTHER, FM_ENV_SETTING, FM_ENV_UNKNOWN };
 FM_HIDDEN enum fm_env_kind fm_env_classify(const char *entry, size_t len,
 					   int *setting, unsigned *distance);

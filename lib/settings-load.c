@@ -235,26 +235,31 @@ static int append(char *dst, size_t size, const char *a, const char *b)
  */
 static int secure_mode(void)
 {
-	unsigned long entry[2];
-	char buf[CHUNK];
-	size_t have = 0;
+	/* read straight into whole entries (type, value) */
+	unsigned long aux[CHUNK / sizeof(unsigned long)];
+	size_t have = 0, entry = 2 * sizeof(aux[0]);
 	long got;
 	int secure = 0, done = 0;
 	int fd = fm_open("/proc/self/auxv");
 
 	if (fd < 0)
 		return 1;
-	while (!done && (got = fm_read(fd, buf, sizeof(buf))) > 0) {
-		for (long i = 0; i < got && !done; i++) {
-			((char *)entry)[have++] = buf[i];
-			if (have < sizeof(entry))
-				continue;
-			have = 0;
-			if (entry[0] == FM_AT_SECURE)
-				secure = entry[1] != 0;
-			done = entry[0] == FM_AT_NULL ||
-			       entry[0] == FM_AT_SECURE;
+	while (!done && (got = fm_read(fd, (char *)aux + have,
+				       sizeof(aux) - have)) > 0) {
+		size_t whole;
+
+		have += (size_t)got;
+		whole = have / entry;
+		for (size_t i = 0; i < whole && !done; i++) {
+			if (aux[2 * i] == FM_AT_SECURE)
+				secure = aux[2 * i + 1] != 0;
+			done = aux[2 * i] == FM_AT_NULL ||
+			       aux[2 * i] == FM_AT_SECURE;
 		}
+		/* a part of an entry, to complete from the next read */
+		for (size_t b = 0; b < have - whole * entry; b++)
+			((char *)aux)[b] = ((char *)aux)[whole * entry + b];
+		have -= whole * entry;
 	}
 	fm_close(fd);
 	return secure || fm_id(FM_SYS_GETUID) != fm_id(FM_SYS_GETEUID) ||

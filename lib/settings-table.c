@@ -297,10 +297,40 @@ int fm_setting_nearest(const char *name, size_t len, int env, unsigned *dist)
 	return found;
 }
 
+/* Names of this many bytes or more take a third edit: a third of the
+ * letters after FASTMEM_ or more. */
+#define LONG_NAME 17
+
+int fm_setting_suggest(const char *name, size_t len, unsigned *dist)
+{
+	unsigned d;
+	int near = fm_setting_nearest(name, len, 1, &d);
+
+	if (near >= 0 &&
+	    (d <= 2 || (d == 3 && fm_str_len(table[near].env) >= LONG_NAME))) {
+		*dist = d;
+		return near;
+	}
+	/* FASTMEM_NT_THRESHOLD_MEMSET: a setting's name with more after it
+	 * (the longest such name, should one setting's name start another's) */
+	near = -1;
+	for (size_t i = 0; i < COUNT; i++) {
+		size_t n = fm_str_len(table[i].env);
+
+		if (n && n < len && name[n] == '_' &&
+		    fm_str_is(name, n, table[i].env, 0) &&
+		    (near < 0 || n > fm_str_len(table[near].env)))
+			near = (int)i;
+	}
+	*dist = near < 0 ? d : 1;
+	return near;
+}
+
 enum fm_env_kind fm_env_classify(const char *entry, size_t len, int *setting,
 				 unsigned *dist)
 {
 	size_t name = 0, pl;
+	unsigned d = 0;
 	int i;
 
 	if (setting)
@@ -317,9 +347,11 @@ enum fm_env_kind fm_env_classify(const char *entry, size_t len, int *setting,
 			*setting = i;
 		return FM_ENV_SETTING;
 	}
-	i = fm_setting_nearest(entry, name, 1, dist);
+	i = fm_setting_suggest(entry, name, &d);
 	if (setting)
 		*setting = i;
+	if (dist)
+		*dist = d;
 	return FM_ENV_UNKNOWN;
 }
 

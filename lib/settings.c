@@ -286,45 +286,36 @@ static void apply(struct fm_scan *sc, const struct fm_setting_def *d, int op,
 /* --- the environment ---------------------------------------------------- */
 
 /*
- * A FASTMEM_* variable the table does not have, close to one it has (a
- * misspelling, which would otherwise change nothing and say nothing): the
- * case, up to two edits (three in the longer names), or a setting's name
- * with more after it.  Names further from every setting say nothing: they
- * are someone else's (the test suite has FASTMEM_PRELOAD, four edits from
- * FASTMEM_PROBE), and a library that every process may preload must not
- * talk about those in each of them.
+ * A FASTMEM_* variable the table does not have: one line each, from the
+ * first (shared) reading of the environment only, which makes it once per
+ * process.  Every such name is reported, near a setting or not: a
+ * misspelt setting would otherwise change nothing and say nothing, and
+ * nobody else's variables are meant to share the prefix (the test suite's
+ * own are FMTEST_*).  A name near a setting (fm_setting_suggest) names it.
  */
 static void unknown_variable(struct fm_scan *sc, const char *name, size_t len)
 {
 	char shown[64];
+	const char *ask = "", *meant = "", *hint = "";
 	unsigned dist;
-	int near = fm_setting_nearest(name, len, 1, &dist);
-	const char *nearest;
+	int near, cut;
 
-	if (!sc->warn || near < 0)
+	if (!sc->warn)
 		return;
-	nearest = fm_setting_at((size_t)near)->env;
-	if (dist > 3 || (dist == 3 && fm_str_len(nearest) < 17)) {
-		for (size_t i = 0; i < fm_setting_count(); i++) {
-			const char *env = fm_setting_at(i)->env;
-			size_t n = fm_str_len(env);
-
-			if (env[0] && n < len && name[n] == '_' &&
-			    fm_str_is(name, n, env, 0)) {
-				nearest = env;
-				dist = 1;
-			}
-		}
-		if (dist > 3)
-			return;
+	near = fm_setting_suggest(name, len, &dist);
+	if (near >= 0) {
+		ask = " (did you mean ";
+		meant = fm_setting_at((size_t)near)->env;
+		hint = dist ? "?)" : "? Names are case-sensitive)";
 	}
-	fm_copy_str(shown, sizeof(shown), name, len);
+	cut = fm_copy_str(shown, sizeof(shown), name, len);
 	const char *parts[] = { shown,
-				" is not a libfastmem setting; ignored (did "
-				"you mean ",
-				nearest,
-				dist ? "?)" : "? Names are case-sensitive)" };
-	fm_warn(parts, 4);
+				cut ? "..." : "",
+				" is not a libfastmem setting; ignored",
+				ask,
+				meant,
+				hint };
+	fm_warn(parts, 6);
 }
 
 static void env_var(struct fm_scan *sc, char *e, size_t len)
@@ -505,6 +496,7 @@ void fm_scan_begin(struct fm_scan *sc, enum fm_source src)
 	sc->src = src;
 	sc->len = 0;
 	sc->truncated = 0;
+	sc->skip = 0;
 	sc->lineno = 0;
 }
 
@@ -519,18 +511,74 @@ static void record(struct fm_scan *sc, enum fm_scan_kind kind)
 		env_var(sc, sc->line, sc->len);
 }
 
+/* Is s[0, len) p so far (or all of p and more)? */
+static int starts_as(const char *s, size_t len, const char *p)
+{
+	for (size_t i = 0; i < len && p[i]; i++)
+		if (s[i] != p[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Could the environment entry that starts with s[0, len) be one env_var()
+ * reads?  Most are not (PATH, LANG, ...), and they are skipped without a
+ * byte copied: this runs at the start of every program that loads
+ * libfastmem, under /etc/ld.so.preload of every program on the machine.
+ */
+static int env_wanted(const char *s, size_t len)
+{
+	return starts_as(s, len, "FASTMEM_") || starts_as(s, len, "HOME=") ||
+	       starts_as(s, len, "XDG_CONFIG_HOME=");
+}
+
+/* The longest prefix env_wanted() compares. */
+#define ENV_PREFIX_MAX 16
+
+/* Index of the first NUL in buf[i, n), or n: a word at a time (the
+ * environment is mostly entries nobody here reads). */
+static size_t find_nul(const char *buf, size_t i, size_t n)
+{
+	typedef unsigned long __attribute__((may_alias, aligned(1))) fm_uword;
+	const unsigned long ones = ~0ul / 0xff, highs = ones << 7;
+
+	for (; i + sizeof(fm_uword) <= n; i += sizeof(fm_uword)) {
+		unsigned long v = *(const fm_uword *)(const void *)(buf + i);
+
+		if ((v - ones) & ~v & highs)
+			break; /* a zero byte in this word */
+	}
+	while (i < n && buf[i])
+		i++;
+	return i;
+}
+
 void fm_scan_feed(struct fm_scan *sc, const char *buf, size_t n,
 		  enum fm_scan_kind kind)
 {
 	char sep = kind == FM_SCAN_CONFIG ? '\n' : '\0';
 
 	for (size_t i = 0; i < n; i++) {
+		if (sc->skip) {
+			/* only environment entries are skipped */
+			i = find_nul(buf, i, n);
+			if (i == n)
+				return;
+			/* its separator ends the entry nobody reads */
+			sc->lineno++;
+			sc->len = 0;
+			sc->skip = 0;
+			continue;
+		}
 		if (buf[i] == sep) {
 			record(sc, kind);
 			sc->len = 0;
 			sc->truncated = 0;
 		} else if (sc->len < sizeof(sc->line) - 1) {
 			sc->line[sc->len++] = buf[i];
+			if (kind == FM_SCAN_ENV && sc->len <= ENV_PREFIX_MAX &&
+			    !env_wanted(sc->line, sc->len))
+				sc->skip = 1;
 		} else {
 			sc->truncated = 1;
 		}
@@ -539,6 +587,6 @@ void fm_scan_feed(struct fm_scan *sc, const char *buf, size_t n,
 
 void fm_scan_finish(struct fm_scan *sc, enum fm_scan_kind kind)
 {
-	if (sc->len)
+	if (sc->len && !sc->skip)
 		record(sc, kind);
 }

@@ -88,17 +88,17 @@ stage_native() {
 stage_sanitizers() {
 	configure build/asan --disable-static --enable-sanitizers=address,undefined \
 		CFLAGS="-O1 -g" &&
-		FASTMEM_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=0 \
+		FMTEST_QUICK=1 ASAN_OPTIONS=detect_leaks=0 \
 			check_in build/asan TESTS="test/check_variants test/check_api test/check_env test/check_parallel"
 }
 
 stage_clang() {
-	configure build/clang CC=clang && FASTMEM_TEST_QUICK=1 check_in build/clang
+	configure build/clang CC=clang && FMTEST_QUICK=1 check_in build/clang
 }
 
 stage_valgrind() {
 	# reuses the native build; children too (Check forks per test)
-	FASTMEM_TEST_QUICK=1 check_in build/native \
+	FMTEST_QUICK=1 check_in build/native \
 		TESTS="test/check_variants test/check_api test/check_parallel" \
 		LOG_COMPILER="valgrind -q --error-exitcode=3 --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --vgdb=no" \
 		TEST_SUITE_LOG=valgrind-suite.log
@@ -114,9 +114,9 @@ stage_tsan() {
 	local tsan="halt_on_error=1 die_after_fork=0"
 	configure build/tsan --disable-static --enable-sanitizers=thread \
 		CFLAGS="-O1 -g" &&
-		FASTMEM_TEST_QUICK=1 TSAN_OPTIONS=$tsan \
+		FMTEST_QUICK=1 TSAN_OPTIONS=$tsan \
 			check_in build/tsan TESTS="test/check_parallel" &&
-		FASTMEM_TEST_QUICK=1 TSAN_OPTIONS=$tsan \
+		FMTEST_QUICK=1 TSAN_OPTIONS=$tsan \
 			FASTMEM_MEMCPY=generic FASTMEM_MEMSET=generic \
 			FASTMEM_CLEAR_PAGE=generic \
 			check_in build/tsan TESTS="test/check_parallel"
@@ -126,7 +126,7 @@ stage_i686() {
 	PKG_CONFIG_LIBDIR=/usr/lib/i386-linux-gnu/pkgconfig:/usr/share/pkgconfig \
 		configure build/i686 --host=i686-linux-gnu CC="$top/scripts/i686-cc" \
 		TEST_RUNNER=qemu-i386 &&
-		FASTMEM_TEST_QUICK=1 check_in build/i686
+		FMTEST_QUICK=1 check_in build/i686
 }
 
 stage_ppc64() {

@@ -153,4 +153,21 @@ printf 'fastmem-trace 1\ncalls memcpy 50\ncalls memmove 0\ncalls memset 47\nmemc
 	fail "replay of a tiny trace exited $?"
 grep -q '^verdict tiny: 50 memcpy + 0 memmove + 47 memset calls: too few calls' \
 	"$dir/tiny.out" || fail "replay of a tiny trace: $(tail -2 "$dir/tiny.out")"
+# processes that shared a FASTMEM_TRACE path without %p: the file says so
+# in a comment, and replay, which skips comments, must say it too: once,
+# on stderr, naming the file (#24)
+preload=$top_builddir/.libs/libfastmem-preload.so
+FASTMEM_TRACE=$dir/shared.trace LD_PRELOAD=$preload \
+	sh -c 'seq 300 | sort -r; seq 300 | sort; :' >/dev/null
+[ "$(grep -c '^# warning: FASTMEM_TRACE has no %p' "$dir/shared.trace")" -ge 2 ] ||
+	fail "shared trace: not two sections with the warning: $(cat "$dir/shared.trace")"
+# shellcheck disable=SC2086
+"$bench" replay $fast "$dir/shared.trace" >"$dir/shared.out" \
+	2>"$dir/shared.err" || fail "replay of a shared trace exited $?"
+[ "$(grep -c 'warning' "$dir/shared.err")" = 1 ] &&
+	grep -q "^fastmem-bench replay: $dir/shared.trace: warning: FASTMEM_TRACE has no %p and other processes of this run write here too (pid [0-9]" \
+		"$dir/shared.err" ||
+	fail "replay of a shared trace: not one warning naming the file: $(cat "$dir/shared.err")"
+grep -q warning "$dir/shared.out" &&
+	fail "replay of a shared trace: the warning went to stdout"
 echo "bench-run.sh: ok"

@@ -8,7 +8,7 @@
 # somewhere and there is always something to write.  calibrate writes only
 # what it measured beyond the cells' noise, and nothing with --quick: the
 # runs that must write take their cells as quiet
-# (FASTMEM_BENCH_FORCE_SPREAD=0, a hook for tests), and section 0 checks
+# (FMTEST_BENCH_FORCE_SPREAD=0, a hook for tests), and section 0 checks
 # that a noisy measurement and --quick write nothing and say why.
 : "${top_builddir:?}"
 set -eu
@@ -36,8 +36,8 @@ sys.exit(("\n%s\n" % sys.argv[1]) not in "\n" + open(sys.argv[2]).read())' \
 		"$1" "$2"
 }
 short="--no-progress --batch 200 --basis cold --mode cold --sizes 64K,8M --region 128M -r 3"
-FASTMEM_BENCH_FORCE_SPREAD=0
-export FASTMEM_BENCH_FORCE_SPREAD
+FMTEST_BENCH_FORCE_SPREAD=0
+export FMTEST_BENCH_FORCE_SPREAD
 
 # 0. cells noisier than any effect (forced: every cell spread ±10^8 %), and
 # --quick (cells as quiet as can be): nothing written, every decision says
@@ -53,7 +53,7 @@ for case in noisy quick; do
 		spread=0 extra="--quick"
 	fi
 	# shellcheck disable=SC2086
-	FASTMEM_BENCH_FORCE_SPREAD=$spread FASTMEM_CONFIG=$nconf "$bench" \
+	FMTEST_BENCH_FORCE_SPREAD=$spread FASTMEM_CONFIG=$nconf "$bench" \
 		calibrate $short --basis both --mode hot,cold $extra \
 		>"$dir/$case.out" 2>&1 || fail "calibrate ($case) exited $?"
 	cmp -s "$nconf" "$dir/before" ||
@@ -72,7 +72,7 @@ done
 # a decision that had a value says why it was not written
 grep -q 'within the noise' "$dir/noisy.out" ||
 	fail "calibrate (noisy): no decision blames the noise: $(cat "$dir/noisy.out")"
-grep -q 'FASTMEM_BENCH_FORCE_SPREAD' "$dir/noisy.out" ||
+grep -q 'FMTEST_BENCH_FORCE_SPREAD' "$dir/noisy.out" ||
 	fail "calibrate (noisy): the forced spread is not named"
 if grep -q ' = [0-9a-z]*: not written' "$dir/quick.out"; then
 	grep -q -- '--quick: a quick run' "$dir/quick.out" ||

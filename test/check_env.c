@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +40,22 @@ static int child(void)
 	fm_parallel_info(&pi);
 	printf("parallel cap=%u threads=%u cpus=%u source=%s\n", pi.cap,
 	       pi.threads, pi.cpus, pi.cap_source);
+	/* the rest of the introspection, twice: none of it may read the
+	 * settings again with their warnings */
+	for (int i = 0; i < 2; i++) {
+		struct fm_settings_info si;
+		struct fm_cache_info ci;
+		const struct fm_variant *list;
+
+		fm_settings_info(&si);
+		if (!i)
+			printf("settings secure=%d\n", si.secure);
+		fm_cache_info(&ci);
+		for (int op = 0; op < FM_OP_COUNT; op++)
+			fm_variants(op, &list);
+		(void)fm_cpu_features_detected();
+	}
+	/* last: a test reads the rest of the output as this line */
 	printf("usable %s\n", fm_cpu_features());
 	/* the chosen variants must run and be right */
 	for (size_t i = 0; i < sizeof(a); i++)
@@ -57,6 +75,10 @@ static int child(void)
 }
 
 /* --- running it --------------------------------------------------------- */
+
+/* When set, run() executes this program instead, as user and group nobody
+ * (the secure-mode test's set-user-ID copy of this program). */
+static const char *run_as_nobody;
 
 struct result {
 	char out[8192];
@@ -88,7 +110,7 @@ static void run(struct result *res, ...)
 	for (char *tok = copy ? strtok(copy, " ") : NULL; tok && a < 12;
 	     tok = strtok(NULL, " "))
 		argv[a++] = tok;
-	argv[a++] = self;
+	argv[a++] = run_as_nobody ? (char *)run_as_nobody : self;
 	argv[a++] = "--child";
 	argv[a] = NULL;
 
@@ -100,6 +122,9 @@ static void run(struct result *res, ...)
 		dup2(err[1], 2);
 		close(out[0]);
 		close(err[0]);
+		if (run_as_nobody &&
+		    (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
+			_exit(126);
 		execvpe(argv[0], argv, env);
 		_exit(127);
 	}
@@ -134,6 +159,16 @@ static const char *field(const struct result *r, enum fm_op op, int f)
 	size_t len = strcspn(p, "|\n");
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, p);
 	return buf;
+}
+
+/* How often needle occurs in s. */
+static int count_of(const char *s, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
 }
 
 static int count_lines(const char *s)
@@ -921,7 +956,7 @@ START_TEST(private_variant_value)
 END_TEST
 
 /* FASTMEM_* variables the library does not know: one line each, once per
- * process, naming the nearest setting (#24). */
+ * process, naming the setting meant when the name is near one (#24). */
 START_TEST(misspelt_variables)
 {
 	static const struct {
@@ -960,17 +995,122 @@ START_TEST(misspelt_variables)
 			ck_assert_str_eq(field(&r, op, 2), want);
 		}
 	}
-	/* names far from every setting are someone else's: silence (the
-	 * test suite's own FASTMEM_PRELOAD is four edits from FASTMEM_PROBE) */
+	/* names far from every setting warn too, without a guess: one line
+	 * each, once (the child resolves every operation, calls every
+	 * introspection function twice and fm_settings_info()) */
+	run(&r, "FASTMEM_WHATEVER=1", NULL);
+	ck_assert_str_eq(r.err, "fastmem: FASTMEM_WHATEVER is not a libfastmem "
+				"setting; ignored\n");
+	/* the test suite's old names are FMTEST_* now: these are nobody's */
 	run(&r, "FASTMEM_PRELOAD=/lib/x.so", "FASTMEM_TEST_QUICK=1",
-	    "FASTMEM_WHATEVER=1", NULL);
-	ck_assert_str_eq(r.err, "");
+	    "FMTEST_QUICK=1", NULL);
+	ck_assert_int_eq(count_lines(r.err), 2);
+	ck_assert_int_eq(count_of(r.err, "FASTMEM_PRELOAD is not"), 1);
+	ck_assert_int_eq(count_of(r.err, "FASTMEM_TEST_QUICK is not"), 1);
+	ck_assert_ptr_null(strstr(r.err, "did you mean"));
+	ck_assert_ptr_null(strstr(r.err, "FMTEST"));
+	/* a name longer than the line keeps for it is cut, visibly */
+	run(&r,
+	    "FASTMEM_A_NAME_LONGER_THAN_SIXTY_THREE_BYTES_IS_SHOWN_CUT_SHORT_"
+	    "HERE=1",
+	    NULL);
+	ck_assert_int_eq(count_lines(r.err), 1);
+	ck_assert_ptr_nonnull(
+		strstr(r.err, "_CUT_SHORT... is not a libfastmem"));
 	/* two of them: two lines; known ones say nothing */
 	run(&r, "FASTMEM_MEMCOPY=avx2", "FASTMEM_TRHEADS=2",
 	    "FASTMEM_THREADS=2", "FASTMEM_NT_THRESHOLD=1M", NULL);
 	ck_assert_int_eq(count_lines(r.err), 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "mean FASTMEM_THREADS?"));
 	ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "1048576");
+}
+END_TEST
+
+/*
+ * In secure-execution mode the environment is not read: an unknown name
+ * says nothing.  A set-user-ID-root copy of this program run as nobody (as
+ * test/secure.sh does with fastmem-info); root only, natively only.
+ */
+START_TEST(secure_mode_unknown_silent)
+{
+	char dir[PATH_MAX + 8], copy[PATH_MAX + 32], cmd[3 * PATH_MAX];
+	struct result r;
+	const char *runner = getenv("TEST_RUNNER");
+	struct statvfs fs;
+
+	if (geteuid() != 0 || (runner && *runner)) {
+		printf("secure_mode_unknown_silent: skipped (%s)\n",
+		       geteuid() ? "needs root" : "under an emulator");
+		return;
+	}
+	/* there the copy would run unprivileged, as nobody, who may not be
+	 * able to read the build's libraries */
+	if (statvfs(tmpdir, &fs) == 0 && (fs.f_flag & ST_NOSUID)) {
+		printf("secure_mode_unknown_silent: skipped (%s is nosuid)\n",
+		       tmpdir);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/suid", tmpdir);
+	snprintf(copy, sizeof(copy), "%s/check_env", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s' '%s'", dir, self,
+		 copy);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(chmod(tmpdir, 0711) == 0 && chmod(dir, 0711) == 0 &&
+		  chown(copy, 0, 0) == 0 && chmod(copy, 04755) == 0);
+	run_as_nobody = copy;
+	run(&r, "FASTMEM_WHATEVER=1", "FASTMEM_MEMCOPY=generic", NULL);
+	run_as_nobody = NULL;
+	if (!strstr(r.out, "settings secure=1")) {
+		/* a nosuid mount: the copy ran as nobody, unprivileged */
+		printf("secure_mode_unknown_silent: skipped (set-user-ID "
+		       "ignored here)\n");
+		return;
+	}
+	ck_assert_str_eq(r.err, "");
+	/* control: the same program and environment, not privileged */
+	run(&r, "FASTMEM_WHATEVER=1", "FASTMEM_MEMCOPY=generic", NULL);
+	ck_assert_ptr_nonnull(strstr(r.out, "settings secure=0"));
+	ck_assert_int_eq(count_lines(r.err), 2);
+}
+END_TEST
+
+/*
+ * The environment scan skips the entries no setting can start (PATH, LANG,
+ * ...) without copying them: the entries it reads must still be read
+ * wherever the 256-byte reads cut them, and names that start like one it
+ * reads but are not (FASTMEMX, HOMES, XDG_CONFIG_HOMEY) must not be.
+ */
+START_TEST(environment_entries_skipped)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 32], home[PATH_MAX + 32];
+	char xdg[PATH_MAX + 32], filler[400];
+
+	snprintf(dir, sizeof(dir), "%s/skip-xdg", tmpdir);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof(dir), "%s/skip-xdg/fastmem", tmpdir);
+	mkdir(dir, 0700);
+	snprintf(file, sizeof(file), "%s/fastmem.conf", dir);
+	write_file(file, "memmove = generic\n");
+	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s/skip-xdg", tmpdir);
+	snprintf(home, sizeof(home), "HOME=%s/skip-home", tmpdir);
+	for (int shift = 0; shift < 16; shift++) {
+		struct result r;
+		size_t len = 240 + (size_t)shift;
+
+		/* an entry long enough to move the next ones across a read */
+		memset(filler, 'f', len);
+		memcpy(filler, "LONG_UNRELATED=", 15);
+		filler[len] = 0;
+		run(&r, filler, "FASTMEMX=1", "FASTMEM_NT_THRESHOLD=3M", filler,
+		    "HOMES=/nonexistent", "FASTMEM_MEMCOPY=avx2", filler, xdg,
+		    "XDG_CONFIG_HOMEY=/nonexistent", home, filler, NULL);
+		ck_assert_msg(count_lines(r.err) == 1 &&
+				      strstr(r.err, "FASTMEM_MEMCOPY is not"),
+			      "shift %d: %s", shift, r.err);
+		ck_assert_str_eq(field(&r, FM_OP_MEMCPY, 2), "3145728");
+		ck_assert_str_eq(field(&r, FM_OP_MEMMOVE, 0), "generic");
+		ck_assert_ptr_nonnull(strstr(field(&r, FM_OP_MEMMOVE, 1), dir));
+	}
 }
 END_TEST
 
@@ -1282,6 +1422,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, spellings_any_case);
 	tcase_add_test(tc, private_variant_value);
 	tcase_add_test(tc, misspelt_variables);
+	tcase_add_test(tc, secure_mode_unknown_silent);
+	tcase_add_test(tc, environment_entries_skipped);
 	tcase_add_test(tc, config_comments);
 	tcase_add_test(tc, config_warning_limit);
 	tcase_add_test(tc, manual_names_every_setting);

@@ -38,7 +38,7 @@ static const char *const kind_names[] = { "copy", "set", "clear" };
 
 static struct arena A, B, R;
 
-/* Small sizes under FASTMEM_TEST_QUICK and under an emulator (TEST_RUNNER,
+/* Small sizes under FMTEST_QUICK and under an emulator (TEST_RUNNER,
  * e.g. qemu-ppc64), where threads work but every byte is slow. */
 static int small(void)
 {

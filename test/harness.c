@@ -78,7 +78,7 @@ long stray_write(const struct arena *a, const unsigned char *p, size_t n)
 
 int quick_mode(void)
 {
-	const char *q = getenv("FASTMEM_TEST_QUICK");
+	const char *q = getenv("FMTEST_QUICK");
 
 	return q && *q && strcmp(q, "0");
 }

@@ -91,7 +91,7 @@ fi
 
 caller_env=(FASTMEM_CONFIG="$secret" FASTMEM_MEMCPY=sse2 FASTMEM_MEMSET=generic
 	FASTMEM_NT_THRESHOLD=1K FASTMEM_DISABLE=avx2,erms FASTMEM_SYSTEM_CONFIG=/dev/null
-	HOME=/root XDG_CONFIG_HOME=/root)
+	FASTMEM_UNKNOWN_TO_LIBFASTMEM=1 HOME=/root XDG_CONFIG_HOME=/root)
 xdg_env=(FASTMEM_MEMSET=generic XDG_CONFIG_HOME="$dir/xdg")
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- env -i "$@"
@@ -111,6 +111,9 @@ grep -q XDG-TOKEN-0815 "$dir/root-xdg.err" && ok ||
 [ "$(field "$dir/root-xdg.json" 'j["operations"]["memset"]["reason"]')" = \
 	"environment (FASTMEM_MEMSET)" ] && ok ||
 	bad "control: FASTMEM_MEMSET did not apply when not privileged"
+grep -q 'FASTMEM_UNKNOWN_TO_LIBFASTMEM is not a libfastmem setting' \
+	"$dir/root.err" && ok ||
+	bad "control: no warning about an unknown variable when not privileged"
 [ "$(field "$dir/root.json" 'j["settings"]["secure"]')" = False ] && ok ||
 	bad "control: secure mode without privilege"
 [ "$(field "$dir/root.json" 'j["operations"]["memcpy"]["selected"]')" = sse2 ] &&
@@ -135,6 +138,10 @@ run_privileged() { # NAME PROGRAM
 	fi
 	[ "$(field "$out" 'j["settings"]["secure"]')" = True ] && ok ||
 		bad "$name: not in secure mode"
+	# the environment is not read: not even an unknown name is mentioned
+	grep -q 'not a libfastmem setting' "$err" &&
+		bad "$name: warned about the caller's variables: $(cat "$err")" ||
+		ok
 	grep -q 'secure mode: caller settings ignored' "$dir/$name.txt" && ok ||
 		bad "$name: fastmem-info text does not say secure mode"
 	[ "$(field "$out" 'j["settings"]["user_config"]["state"]')" = \

@@ -8,8 +8,8 @@
 # (The main run has the probe on at the default crossovers; run 1 has it
 # out of the way: a threshold set alone is a size policy.)
 : "${top_builddir:?}"
-FASTMEM_TEST_QUICK=1
-export FASTMEM_TEST_QUICK
+FMTEST_QUICK=1
+export FMTEST_QUICK
 unset FASTMEM_NT_THRESHOLD FASTMEM_STREAM_COLD FASTMEM_PROBE
 # shellcheck disable=SC2086 # TEST_RUNNER is a command prefix
 FASTMEM_NT_THRESHOLD=20001 ${TEST_RUNNER:-} "$top_builddir/test/check_variants" ||

@@ -73,7 +73,7 @@ struct decision *decision_add(const char *what, const char *key0,
 int beyond_noise(const struct table *t, int x, const char *who, char *why,
 		 size_t len);
 /* The spread the decisions take for a cell: its own, or the one
- * FASTMEM_BENCH_FORCE_SPREAD (a fraction, tests only) imposes. */
+ * FMTEST_BENCH_FORCE_SPREAD (a fraction, tests only) imposes. */
 double decision_spread(const struct cell *c);
 /* the --quick refusal, as a decision's why */
 #define QUICK_WHY                                                              \

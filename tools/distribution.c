@@ -109,6 +109,10 @@ static int valid_range(uint64_t lo, uint64_t hi)
 	return hi == 2 * lo - 1;
 }
 
+/* How lib/trace-file.c starts the comment it writes when processes share a
+ * trace path that has no %p. */
+#define WARNING "# warning: "
+
 static int parse_trace(const char *name, const char *text, size_t len,
 		       struct dist *d, char *err, size_t errlen)
 {
@@ -135,11 +139,20 @@ static int parse_trace(const char *name, const char *text, size_t len,
 			i++;
 		}
 		i++;
+		line[n] = 0;
+		if (line[0] == '#') {
+			/* a comment may be any length: what is kept of it
+			 * suffices */
+			if (!d->warning[0] &&
+			    !strncmp(line, WARNING, strlen(WARNING)))
+				snprintf(d->warning, sizeof(d->warning), "%s",
+					 line + strlen(WARNING));
+			continue;
+		}
 		if (n + 1 >= sizeof(line))
 			return fail(err, errlen, "%s:%u: line too long", name,
 				    lineno);
-		line[n] = 0;
-		if (!line[0] || line[0] == '#')
+		if (!line[0])
 			continue;
 		nf = sscanf(line, "%63s %63s %63s %63s", f[0], f[1], f[2],
 			    f[3]);
@@ -389,6 +402,14 @@ int dist_load(const char *path, struct dist *d, char *err, size_t errlen)
 	rc = dist_parse(path, buf, len, d, err, errlen);
 	free(buf);
 	return rc;
+}
+
+void dist_print_warning(const struct dist *d, const char *prog,
+			const char *path)
+{
+	if (d->warning[0])
+		fprintf(stderr, "%s: %s: warning: %s\n", prog, path,
+			d->warning);
 }
 
 void dist_free(struct dist *d)

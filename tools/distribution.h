@@ -30,6 +30,9 @@ struct dist {
 	size_t max[DIST_OPS];	  /* largest size */
 	/* trace files: the counts as recorded (memcpy, memmove, memset) */
 	uint64_t calls[3], aligned64[3], overlapping[3];
+	/* trace files: the library's "# warning: " comment (processes that
+	 * shared a FASTMEM_TRACE path without %p), the first one; "" none */
+	char warning[256];
 };
 
 /*
@@ -41,6 +44,10 @@ int dist_load(const char *path, struct dist *d, char *err, size_t errlen);
 int dist_parse(const char *name, const char *text, size_t len, struct dist *d,
 	       char *err, size_t errlen);
 void dist_free(struct dist *d);
+/* The warning a trace file holds, if any: one line on stderr, "PROG: PATH:
+ * warning: ...".  Readers skip comments, so without this nobody sees it. */
+void dist_print_warning(const struct dist *d, const char *prog,
+			const char *path);
 
 /* Probability of size n for op (exact sizes and ranges spread evenly). */
 double dist_prob(const struct dist *d, int op, size_t n);

@@ -36,11 +36,11 @@ struct decision *decision_add(const char *what, const char *key0,
 	return d;
 }
 
-/* FASTMEM_BENCH_FORCE_SPREAD: a test hook (test/calibrate.sh), so that a
+/* FMTEST_BENCH_FORCE_SPREAD: a test hook (test/calibrate.sh), so that a
  * noisy measurement can be had on demand; -1 when unset or not a number */
 static double forced_spread(void)
 {
-	const char *f = getenv("FASTMEM_BENCH_FORCE_SPREAD");
+	const char *f = getenv("FMTEST_BENCH_FORCE_SPREAD");
 	char *end;
 	double v;
 
@@ -93,7 +93,7 @@ int beyond_noise(const struct table *t, int x, const char *who, char *why,
 		 x < 0 ? "in the range, claimed a loss"
 		       : "from the crossover up, claimed a win",
 		 100 * e, 100 * z,
-		 forced_spread() >= 0 ? ", FASTMEM_BENCH_FORCE_SPREAD" : "",
+		 forced_spread() >= 0 ? ", FMTEST_BENCH_FORCE_SPREAD" : "",
 		 e > z ? "beyond" : "within");
 	return e > z;
 }
@@ -215,7 +215,7 @@ static void threads_decision(void)
 		 "the best count is %.1f%% from the 5%% line, cells spread "
 		 "±%.1f%%%s: %s the noise",
 		 100 * effect, 100 * noise,
-		 forced_spread() >= 0 ? " (FASTMEM_BENCH_FORCE_SPREAD)" : "",
+		 forced_spread() >= 0 ? " (FMTEST_BENCH_FORCE_SPREAD)" : "",
 		 effect > noise ? "beyond" : "within");
 	why_add(d, g);
 }

@@ -327,6 +327,8 @@ static int load_corpora(const char *dir, struct dist *d, int *nd)
 					dist_free(&d[--*nd]);
 				return -1;
 			}
+			dist_print_warning(&d[*nd], "fastmem-bench replay",
+					   path);
 			corpus_of[(*nd)++] = c;
 		}
 	return 0;
@@ -352,6 +354,8 @@ static int load_all(struct dist *d, int *nd)
 					err);
 				return 2;
 			}
+			dist_print_warning(&d[*nd], "fastmem-bench replay",
+					   opt.files[i]);
 			corpus_of[(*nd)++] = -1;
 		}
 		return 0;

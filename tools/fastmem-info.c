@@ -221,8 +221,8 @@ static void json_parallel_auto(void)
 
 /*
  * The FASTMEM_* variables of this environment, each a setting or not; an
- * unknown one with the setting nearest to it (the library's own warning
- * names only the close ones).  fn(name, name_len, value, def, nearest,
+ * unknown one with the setting it most likely meant, if any (the one the
+ * library's own warning names).  fn(name, name_len, value, def, nearest,
  * distance): def NULL for an unknown name.
  */
 static int secure_mode; /* the settings' secure mode, for the listing */
@@ -246,11 +246,8 @@ static void each_fastmem_variable(env_fn *fn)
 			fn(*e, len, fm_setting_at((size_t)i), NULL, 0);
 			break;
 		case FM_ENV_UNKNOWN:
-			/* as far as the library's "did you mean" goes */
 			fn(*e, len, NULL,
-			   i >= 0 && distance <= 3 ? fm_setting_at((size_t)i)
-						   : NULL,
-			   distance);
+			   i >= 0 ? fm_setting_at((size_t)i) : NULL, distance);
 			break;
 		default:
 			break;

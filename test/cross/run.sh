@@ -52,8 +52,8 @@
 #   CROSS_CPUS          CPU models to test (PPC_CPUS too, for ppc64)
 #   CROSS_JOBS          make -j (default: number of CPUs)
 #   CROSS_QUICK_AFTER   the first this many models run the full test sizes,
-#                       the others FASTMEM_TEST_QUICK=1 (default: all full)
-#   FASTMEM_TEST_QUICK  passed through to the test programs (not set here:
+#                       the others FMTEST_QUICK=1 (default: all full)
+#   FMTEST_QUICK        passed through to the test programs (not set here:
 #                       full sizes take ~2 min per CPU model under qemu)
 set -uo pipefail
 
@@ -83,7 +83,7 @@ sysroot=/usr/$host
 prog="cross/run.sh $target"
 
 # settings of the caller must not steer the tests
-for v in $(compgen -e | grep '^FASTMEM_' | grep -v '^FASTMEM_TEST_QUICK$'); do
+for v in $(compgen -e | grep '^FASTMEM_'); do
     unset "$v"
 done
 
@@ -433,11 +433,11 @@ for cpu in "${cpus[@]}"; do
     done <<<"$expect"
 
     # the first quick_after models with the full test sizes
-    quick=${FASTMEM_TEST_QUICK:-}
+    quick=${FMTEST_QUICK:-}
     [ "$quick_after" -gt 0 ] || quick=1
     quick_after=$((quick_after - 1))
     step "make check ($cpu${quick:+, quick})" "$logs/check-$cpu.log" \
-        env FASTMEM_TEST_QUICK="$quick" \
+        env FMTEST_QUICK="$quick" \
         make -C "$build" check TEST_RUNNER="$runner" "${link_args[@]}"
     for t in "$build"/test/*.log "$build"/test-suite.log; do
         [ -f "$t" ] && cp "$t" "$logs/$cpu-${t##*/}"

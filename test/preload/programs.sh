@@ -4,8 +4,8 @@
 #
 # Every case runs the same command three times:
 #   plain     no LD_PRELOAD
-#   preload   LD_PRELOAD=$FASTMEM_PRELOAD
-#   bindnow   LD_PRELOAD=$FASTMEM_PRELOAD LD_BIND_NOW=1
+#   preload   LD_PRELOAD=$FMTEST_PRELOAD
+#   bindnow   LD_PRELOAD=$FMTEST_PRELOAD LD_BIND_NOW=1
 # and fails when a preloaded run exits non-zero or crashes, when its stdout or
 # any output file differs from the plain run by a single byte, or when it
 # prints anything on stderr that the plain run did not print.
@@ -15,16 +15,16 @@
 # installed is reported as SKIP and the others still run.
 #
 # Environment:
-#   FASTMEM_PRELOAD         absolute path of libfastmem-preload.so (required)
-#   FASTMEM_STRESS          path of the compiled stress program (optional)
+#   FMTEST_PRELOAD          absolute path of libfastmem-preload.so (required)
+#   FMTEST_STRESS           path of the compiled stress program (optional)
 #   top_srcdir              the source tree (test/preload/early*.c); default
 #                           two directories above this script
 #   TMPDIR                  where temporary files go (default /tmp)
-#   FASTMEM_DATA_MIB        size of the generated data file (default 100)
-#   FASTMEM_STRESS_SECONDS  duration of each stress run (default 2)
-#   FASTMEM_RUN_TIMEOUT     seconds before one run is killed (default 300)
-#   FASTMEM_KEEP_TMP        if non-empty, keep the temporary directory
-#   FASTMEM_CASES           if set, only run the cases whose names it lists
+#   FMTEST_DATA_MIB         size of the generated data file (default 100)
+#   FMTEST_STRESS_SECONDS   duration of each stress run (default 2)
+#   FMTEST_RUN_TIMEOUT      seconds before one run is killed (default 300)
+#   FMTEST_KEEP_TMP         if non-empty, keep the temporary directory
+#   FMTEST_CASES            if set, only run the cases whose names it lists
 #                           (space-separated)
 #
 # Debian packages used: coreutils, diffutils, gzip, sed, mawk (awk), xz-utils,
@@ -42,30 +42,30 @@ unset LD_PRELOAD LD_BIND_NOW LD_DEBUG LD_DEBUG_OUTPUT
 # ---------------------------------------------------------------------------
 # Inputs.
 
-if [[ -z ${FASTMEM_PRELOAD:-} ]]; then
-	echo "SKIP: FASTMEM_PRELOAD is not set"
+if [[ -z ${FMTEST_PRELOAD:-} ]]; then
+	echo "SKIP: FMTEST_PRELOAD is not set"
 	exit 77
 fi
-if [[ ! -f $FASTMEM_PRELOAD ]]; then
-	echo "SKIP: preload library $FASTMEM_PRELOAD not found"
+if [[ ! -f $FMTEST_PRELOAD ]]; then
+	echo "SKIP: preload library $FMTEST_PRELOAD not found"
 	exit 77
 fi
-case $FASTMEM_PRELOAD in
+case $FMTEST_PRELOAD in
 /*) ;;
-*) FASTMEM_PRELOAD=$PWD/$FASTMEM_PRELOAD ;;
+*) FMTEST_PRELOAD=$PWD/$FMTEST_PRELOAD ;;
 esac
-export FASTMEM_PRELOAD
-if [[ -n ${FASTMEM_STRESS:-} && $FASTMEM_STRESS != /* ]]; then
-	FASTMEM_STRESS=$PWD/$FASTMEM_STRESS
+export FMTEST_PRELOAD
+if [[ -n ${FMTEST_STRESS:-} && $FMTEST_STRESS != /* ]]; then
+	FMTEST_STRESS=$PWD/$FMTEST_STRESS
 fi
-export FASTMEM_STRESS
+export FMTEST_STRESS
 EARLY_SRC=${top_srcdir:-$(dirname "$0")/../..}/test/preload
 [[ -d $EARLY_SRC ]] && EARLY_SRC=$(cd "$EARLY_SRC" && pwd)
 export EARLY_SRC
 
-DATA_MIB=${FASTMEM_DATA_MIB:-100}
-STRESS_SECONDS=${FASTMEM_STRESS_SECONDS:-2}
-RUN_TIMEOUT=${FASTMEM_RUN_TIMEOUT:-300}
+DATA_MIB=${FMTEST_DATA_MIB:-100}
+STRESS_SECONDS=${FMTEST_STRESS_SECONDS:-2}
+RUN_TIMEOUT=${FMTEST_RUN_TIMEOUT:-300}
 export DATA_MIB STRESS_SECONDS
 
 n_pass=0 n_fail=0 n_skip=0
@@ -84,8 +84,8 @@ summary() {
 }
 
 # ld.so splits LD_PRELOAD at spaces and colons.
-if [[ $FASTMEM_PRELOAD == *[[:space:]:]* ]]; then
-	fail setup "preload path '$FASTMEM_PRELOAD' contains a space or colon, which LD_PRELOAD cannot express"
+if [[ $FMTEST_PRELOAD == *[[:space:]:]* ]]; then
+	fail setup "preload path '$FMTEST_PRELOAD' contains a space or colon, which LD_PRELOAD cannot express"
 	summary
 fi
 
@@ -96,7 +96,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/fastmem-programs.XXXXXX") || {
 	exit 99
 }
 cleanup() {
-	if [[ -n ${FASTMEM_KEEP_TMP:-} ]]; then
+	if [[ -n ${FMTEST_KEEP_TMP:-} ]]; then
 		echo "programs.sh: temporary files kept in $WORK" >&2
 	else
 		rm -rf "$WORK"
@@ -499,7 +499,7 @@ case_early() {
 }
 
 case_stress() {
-	"$FASTMEM_STRESS" "$STRESS_SECONDS"
+	"$FMTEST_STRESS" "$STRESS_SECONDS"
 }
 
 case_perf_memcpy() {
@@ -523,8 +523,8 @@ run_one() {
 		cd "$1" || exit 125
 		mkdir -p tmp && export TMPDIR=$PWD/tmp || exit 125
 		case $2 in
-		preload) export LD_PRELOAD=$FASTMEM_PRELOAD ;;
-		bindnow) export LD_PRELOAD=$FASTMEM_PRELOAD LD_BIND_NOW=1 ;;
+		preload) export LD_PRELOAD=$FMTEST_PRELOAD ;;
+		bindnow) export LD_PRELOAD=$FMTEST_PRELOAD LD_BIND_NOW=1 ;;
 		esac
 		set -e -o pipefail
 		"$3"
@@ -634,8 +634,8 @@ judge() {
 }
 
 wanted() {
-	[[ -z ${FASTMEM_CASES:-} ]] && return 0
-	[[ " $FASTMEM_CASES " == *" $1 "* ]]
+	[[ -z ${FMTEST_CASES:-} ]] && return 0
+	[[ " $FMTEST_CASES " == *" $1 "* ]]
 }
 
 # run_case NAME compare|nocompare FUNC [PROGRAM...]
@@ -655,7 +655,7 @@ run_case() {
 	done
 	judge "$name" "$compare" "$dir"
 	echo "# $name: $((SECONDS - t0)) s" >&2
-	[[ -n ${FASTMEM_KEEP_TMP:-} ]] || rm -rf "$dir"
+	[[ -n ${FMTEST_KEEP_TMP:-} ]] || rm -rf "$dir"
 }
 
 # ---------------------------------------------------------------------------
@@ -675,7 +675,7 @@ case_interpose() {
 
 	if have nm; then
 		local exported
-		exported=$(nm -D --defined-only "$FASTMEM_PRELOAD" 2>/dev/null |
+		exported=$(nm -D --defined-only "$FMTEST_PRELOAD" 2>/dev/null |
 			awk '$2 ~ /^[TWi]$/ { print $3 }' | sed 's/@.*//')
 		for sym in "${REPLACED[@]}"; do
 			grep -qx -- "$sym" <<<"$exported" || missing+=("$sym")
@@ -693,7 +693,7 @@ case_interpose() {
 	have git && probes+=("git --version")
 	[[ -n ${PYTHON:-} ]] && probes+=("$PYTHON -c pass")
 	[[ -n ${PERF:-} ]] && probes+=("$PERF --version")
-	[[ -n ${FASTMEM_STRESS:-} && -x ${FASTMEM_STRESS:-} ]] && probes+=("$FASTMEM_STRESS 0 1")
+	[[ -n ${FMTEST_STRESS:-} && -x ${FMTEST_STRESS:-} ]] && probes+=("$FMTEST_STRESS 0 1")
 	if have gcc; then
 		lib=$(gcc -print-prog-name=cc1 2>/dev/null)
 		[[ -x $lib ]] && probes+=("$lib --version")
@@ -701,7 +701,7 @@ case_interpose() {
 	local probe
 	for probe in "${probes[@]}"; do
 		# shellcheck disable=SC2086 # probes are simple word lists
-		{ LD_PRELOAD=$FASTMEM_PRELOAD LD_BIND_NOW=1 LD_DEBUG=bindings \
+		{ LD_PRELOAD=$FMTEST_PRELOAD LD_BIND_NOW=1 LD_DEBUG=bindings \
 			LD_DEBUG_OUTPUT=$dir/ld timeout 60 $probe </dev/null >/dev/null; } 2>/dev/null
 	done
 
@@ -710,12 +710,12 @@ case_interpose() {
 	pattern="normal symbol \`(${pattern%|})'"
 	bindings=$(cat "$dir"/ld.* 2>/dev/null | grep -E "$pattern" |
 		sed -E 's/.* to ([^ ]+) \[[0-9]+\]: normal symbol `([^'"'"']+)'"'"'.*/\2 \1/' | sort -u)
-	wrong=$(awk -v lib="$FASTMEM_PRELOAD" '$2 != lib { print $1 " -> " $2 }' <<<"$bindings" |
+	wrong=$(awk -v lib="$FMTEST_PRELOAD" '$2 != lib { print $1 " -> " $2 }' <<<"$bindings" |
 		paste -sd, - | sed 's/,/, /g' | cut -c 1-400)
 	for sym in memcpy memmove memset; do
 		grep -q "^$sym " <<<"$bindings" || seen+=("$sym")
 	done
-	[[ -n ${FASTMEM_KEEP_TMP:-} ]] || rm -rf "$dir"
+	[[ -n ${FMTEST_KEEP_TMP:-} ]] || rm -rf "$dir"
 	if [[ -n $wrong ]]; then
 		fail "$name" "not interposed: $wrong"
 	elif ((${#seen[@]})); then
@@ -795,10 +795,10 @@ if [[ -f $EARLY_SRC/early.c ]]; then
 elif wanted early; then
 	skip early "sources not found in $EARLY_SRC (set top_srcdir)"
 fi
-if [[ -z ${FASTMEM_STRESS:-} ]]; then
-	wanted stress && skip stress "FASTMEM_STRESS not set"
-elif [[ ! -x $FASTMEM_STRESS ]]; then
-	wanted stress && fail stress "stress program $FASTMEM_STRESS not found or not executable"
+if [[ -z ${FMTEST_STRESS:-} ]]; then
+	wanted stress && skip stress "FMTEST_STRESS not set"
+elif [[ ! -x $FMTEST_STRESS ]]; then
+	wanted stress && fail stress "stress program $FMTEST_STRESS not found or not executable"
 else
 	run_case stress nocompare case_stress
 fi
@@ -810,5 +810,5 @@ for c in memcpy memset; do
 	fi
 done
 
-echo "# $((SECONDS - start)) s, preload $FASTMEM_PRELOAD" >&2
+echo "# $((SECONDS - start)) s, preload $FMTEST_PRELOAD" >&2
 summary
