@@ -39,8 +39,7 @@ typedef void copy_page_type(void *restrict, const void *restrict);
 	{                                                                      \
 		RESOLVER_USE;                                                  \
 		fm_thresholds_init();                                          \
-		return (type *)fm_trace_resolve(                               \
-			op, fm_variant_fn(op, fm_choose(op).index));           \
+		return (type *)fm_trace_resolve(op, fm_choose(op).index);      \
 	}
 
 RESOLVER(memcpy, memcpy_type, FM_OP_MEMCPY)
