@@ -10,7 +10,9 @@
  *   known    1000 copies of 100 B, 10 of 1 MiB, 5 overlapping moves of
  *            50 B, 3 non-overlapping moves of 4097 B, 7 sets of 64 B at a
  *            64-byte-aligned address, 2 of 0 B, 4 copies of 128 B 64-byte
- *            aligned at both ends; checks every byte against the same
+ *            aligned at both ends, 2 copies of 0 B, 6 moves of 64 B
+ *            to and from the adjacent 64 B, 1 move of 9 B onto
+ *            itself; checks every byte against the same
  *            calls made by libc, and prints the variant each op runs
  *            (fm_selected) and unwrapped()
  *   fork     10 copies of 11 B; fork; the child 20 of 22 B then exit(0),
@@ -208,6 +210,16 @@ static int child(const char *s)
 		for (int i = 0; i < 4; i++)
 			fm_memcpy(dst + 128, src + 64, 128);
 		memcpy(want_dst + 128, want_src + 64, 128);
+		/* the edges of overlapping: none of these but the last */
+		fm_memcpy(dst + 1, src + 9, 0);
+		fm_memcpy(dst + 1, src + 9, 0);
+		for (int i = 0; i < 3; i++) {
+			fm_memmove(dst + 65, dst + 129, 64); /* adjacent */
+			memmove(want_dst + 65, want_dst + 129, 64);
+			fm_memmove(dst + 129, dst + 65, 64);
+			memmove(want_dst + 129, want_dst + 65, 64);
+		}
+		fm_memmove(dst + 7, dst + 7, 9); /* itself: overlapping */
 		if (memcmp(src, want_src, sizeof(src)) ||
 		    memcmp(dst, want_dst, sizeof(dst))) {
 			fprintf(stderr,
@@ -478,23 +490,26 @@ static void check_readable(const char *path)
 static void check_known(const char *t)
 {
 	ck_assert_msg(!strncmp(t, "fastmem-trace 1\n", 16), "header: %.40s", t);
-	EQ(t, "calls memcpy", 1014);
+	EQ(t, "calls memcpy", 1016);
 	EQ(t, "memcpy 100", 1000);
 	EQ(t, "memcpy 1048576-2097151", 10);
 	EQ(t, "memcpy 128", 4);
+	EQ(t, "memcpy 0", 2);
 	EQ(t, "aligned64 memcpy", 4);
 	EQ(t, "overlapping memcpy", 0);
-	EQ(t, "calls memmove", 8);
+	EQ(t, "calls memmove", 15);
 	EQ(t, "memmove 50", 5);
 	EQ(t, "memmove 4097-8191", 3);
-	EQ(t, "overlapping memmove", 5);
+	EQ(t, "memmove 64", 6);
+	EQ(t, "memmove 9", 1);
+	EQ(t, "overlapping memmove", 6);
 	EQ(t, "aligned64 memmove", 0);
 	EQ(t, "calls memset", 9);
 	EQ(t, "memset 64", 7);
 	EQ(t, "memset 0", 2);
 	EQ(t, "aligned64 memset", 7);
-	ck_assert_uint_eq(sized(t, "memcpy"), 1014);
-	ck_assert_uint_eq(sized(t, "memmove"), 8);
+	ck_assert_uint_eq(sized(t, "memcpy"), 1016);
+	ck_assert_uint_eq(sized(t, "memmove"), 15);
 	ck_assert_uint_eq(sized(t, "memset"), 9);
 }
 
@@ -786,12 +801,12 @@ START_TEST(shared_path_runs_and_flushes)
 	t = read_all(path);
 	ck_assert_msg(sections(t) == 1, "%d sections: %s", sections(t), t);
 	ck_assert_msg(!strstr(t, "# warning"), "warning: %s", t);
-	EQ(t, "calls memcpy", 1014);
+	EQ(t, "calls memcpy", 1016);
 	run(&r, "known", path);
 	run(&r, "known", path);
 	t = read_all(path);
 	ck_assert_msg(sections(t) == 2, "%d sections: %s", sections(t), t);
-	SUM(t, "calls memcpy", 2028);
+	SUM(t, "calls memcpy", 2032);
 	ck_assert_msg(strstr(t, "# warning"), "no warning: %s", t);
 	own_group = 1;
 	run(&r, "flush_more", path);
