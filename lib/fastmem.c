@@ -132,7 +132,7 @@ void *fm_memcpy_hint(void *restrict dst, const void *restrict src, size_t n,
 		     enum fm_hint hint)
 {
 	if (hint == FM_HINT_AUTO)
-		return fm_memcpy(dst, src, n); /* counted by its wrapper */
+		return fm_memcpy(dst, src, n); /* counted by its traced twin */
 	fm_trace_count(FM_OP_MEMCPY, dst, src, n);
 	return fm_memcpy_hint_uncounted(dst, src, n, hint);
 }
