@@ -39,8 +39,7 @@ typedef void copy_page_type(void *restrict, const void *restrict);
 	{                                                                      \
 		RESOLVER_USE;                                                  \
 		fm_thresholds_init();                                          \
-		return (type *)fm_trace_resolve(                               \
-			op, fm_variant_fn(op, fm_choose(op).index));           \
+		return (type *)fm_trace_resolve(op, fm_choose(op).index);      \
 	}
 
 RESOLVER(memcpy, memcpy_type, FM_OP_MEMCPY)
@@ -133,7 +132,7 @@ void *fm_memcpy_hint(void *restrict dst, const void *restrict src, size_t n,
 		     enum fm_hint hint)
 {
 	if (hint == FM_HINT_AUTO)
-		return fm_memcpy(dst, src, n); /* counted by its wrapper */
+		return fm_memcpy(dst, src, n); /* counted by its traced twin */
 	fm_trace_count(FM_OP_MEMCPY, dst, src, n);
 	return fm_memcpy_hint_uncounted(dst, src, n, hint);
 }

@@ -340,9 +340,13 @@ FM_HIDDEN void fm_warn(const char *const *parts, size_t nparts);
 #define FM_TRACE_ALIGNED64 FM_TRACE_BUCKETS
 #define FM_TRACE_OVERLAPPING (FM_TRACE_BUCKETS + 1)
 #define FM_TRACE_SLOTS (FM_TRACE_BUCKETS + 2)
-/* What a resolver returns for op having chosen fn: fn itself, or with
- * tracing on a counting wrapper that calls fn.  RESOLVER-SAFE. */
-FM_HIDDEN void *fm_trace_resolve(enum fm_op op, void *fn);
+/* What a resolver returns for op having chosen registry entry index: the
+ * variant itself, or with tracing on its traced twin (lib/trace.c), which
+ * counts and jumps to it.  RESOLVER-SAFE. */
+FM_HIDDEN void *fm_trace_resolve(enum fm_op op, int index);
+/* The traced twin of entry index of op (memcpy, memmove, memset), NULL for
+ * other ops.  RESOLVER-SAFE. */
+FM_HIDDEN void *fm_trace_twin(enum fm_op op, int index);
 
 /* Count one call of op (memcpy, memmove or memset) if tracing is on: for
  * the calls that do not go through the resolved fm_memcpy/fm_memmove/

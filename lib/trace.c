@@ -4,18 +4,24 @@
  * size and write the counts to PATH at exit (and on fm_trace_flush());
  * lib/trace-file.c writes the file.
  *
- * The resolvers call fm_trace_resolve() with the variant they chose; with
- * tracing off it returns that variant and nothing else changes (no wrapper,
- * no test on the call path).  With tracing on it keeps the variant in
- * trace_*_target and returns a counting wrapper that increments one counter
- * (and, for aligned or overlapping calls, a second) and tail-jumps to it.
+ * The resolvers call fm_trace_resolve() with the registry entry they chose;
+ * with tracing off it returns that variant and nothing else changes (no
+ * twin, no test on the call path).  With tracing on it returns the entry's
+ * traced twin: the same variant with the count of lib/trace-count.h in
+ * front, one increment of the size's counter (and, for aligned or
+ * overlapping calls, a second).  The twins are generated from the registry
+ * below and end in a direct jump to their variant; the x86 policies, which
+ * the automatic choice takes, have the count inlined at their own top
+ * (arch/x86/vecops-copy.h), so a traced call there makes no jump more than
+ * an untraced one.  (The wrappers before them were one per op and jumped
+ * through a pointer to the chosen variant.)
  *
  * Counting runs before main, in signal handlers and in every thread: no
  * allocation, no lock, no call.  Each thread counts into a shard of its
  * own (static memory it claims on its first call; one pointer in
  * initial-exec TLS), with plain one-byte increments: a shared counter's
  * locked increment waits for the copy's stores to drain (+132-182% per
- * call in the L1 memcpy replays on the Intel Xeon guest, +36-42% now; see
+ * call in the L1 memcpy replays on the Intel Xeon guest; see
  * docs/tracing.md), and one byte per size keeps the 4097 exact sizes of an
  * op within 4 KiB of cache, where 8-byte counters took 32 KiB.  A counter
  * that wraps adds 256 to a shared 64-bit carry.  Shards are static, so the
@@ -36,75 +42,32 @@
 
 #include "internal.h"
 #include "sys.h"
+#include "trace-count.h"
+#include "variants.h"
 
 #define SHARDS 64
-#define T_OPS (FM_OP_MEMSET + 1) /* the byte-wise ops, by fm_op's numbers */
+#define T_OPS FM_TRACE_OPS
 
-struct shard {
-	uint8_t count[T_OPS][FM_TRACE_SLOTS];
-} __attribute__((aligned(64)));
-
-static struct shard shards[SHARDS];
+static struct fm_trace_shard shards[SHARDS];
 static int shard_owner[SHARDS]; /* thread id, 0: free */
 static int shards_used;		/* shards[0..shards_used-1] were claimed */
 /* for threads that found no free shard, atomic adds */
-static struct shard common;
-/* wraps of the one-byte counters, all shards together: 256 calls each */
-static uint64_t carry[T_OPS][FM_TRACE_SLOTS];
+static struct fm_trace_shard common;
+uint64_t fm_trace_carry[T_OPS][FM_TRACE_SLOTS];
 
-static __thread struct shard *my_shard
+__thread struct fm_trace_shard *fm_trace_my_shard
 	__attribute__((tls_model("initial-exec")));
 /* calls to make before trying again to claim a shard */
 static __thread unsigned claim_wait __attribute__((tls_model("initial-exec")));
 
-static copy_fn *trace_memcpy_target, *trace_memmove_target;
-static set_fn *trace_memset_target;
-
-static int enabled; /* the resolvers chose the wrappers */
+static int enabled; /* the resolvers chose the twins */
 static int writing; /* a write is in progress */
 
-static inline size_t bucket(size_t n)
-{
-	if (FM_LIKELY(n <= FM_TRACE_EXACT_MAX))
-		return n;
-	return FM_TRACE_EXACT_MAX + 1 +
-	       (8 * sizeof(size_t) - 1 -
-		(size_t)__builtin_clzl((unsigned long)n)) -
-	       12;
-}
-
-/* Inline, not a call: a call on the wrappers' path would make them save
- * and restore registers on every call. */
-static inline void count_carry(int op, size_t slot)
-{
-	__atomic_fetch_add(&carry[op][slot], 1, __ATOMIC_RELAXED);
-}
-
-/* Add one to this thread's counter: one instruction, see above. */
-static inline void bump(struct shard *sh, int op, size_t slot)
-{
-	uint8_t *c = &sh->count[op][slot];
-
-#if defined(__x86_64__) || defined(__i386__)
-	asm goto("addb $1, %0\n\tjc %l[wrapped]"
-		 :
-		 : "m"(*c)
-		 : "cc", "memory"
-		 : wrapped);
-	return;
-wrapped:
-	count_carry(op, slot);
-#else
-	if (FM_UNLIKELY(!__atomic_add_fetch(c, 1, __ATOMIC_RELAXED)))
-		count_carry(op, slot);
-#endif
-}
-
-static inline void bump_atomic(struct shard *sh, int op, size_t slot)
+static inline void bump_atomic(struct fm_trace_shard *sh, int op, size_t slot)
 {
 	if (FM_UNLIKELY(!__atomic_add_fetch(&sh->count[op][slot], 1,
 					    __ATOMIC_RELAXED)))
-		count_carry(op, slot);
+		fm_trace_count_carry(op, slot);
 }
 
 /* Is thread tid of this process gone (its shard free to take)? */
@@ -119,7 +82,7 @@ static int thread_gone(int tid)
  * if every shard belongs to a live thread.  Async-signal-safe: a handler
  * that interrupts this claims a shard of its own, which stays this
  * thread's (its counts are added up with the others). */
-static struct shard *claim_shard(void)
+static struct fm_trace_shard *claim_shard(void)
 {
 	int tid = (int)fm_id(SYS_gettid);
 
@@ -146,15 +109,15 @@ static struct shard *claim_shard(void)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) void
-count_into(struct shard *sh, int op, const void *d, const void *s, size_t n,
-	   int copy, void (*add)(struct shard *, int, size_t))
+/* The calls of a thread without a shard into the common one, atomically */
+static void count_common(int op, const void *d, const void *s, size_t n,
+			 int copy)
 {
-	add(sh, op, bucket(n));
-	if (FM_UNLIKELY(!(((uintptr_t)d | (uintptr_t)s) & 63)))
-		add(sh, op, FM_TRACE_ALIGNED64);
-	if (copy && FM_UNLIKELY(fm_overlaps(d, s, n) && n))
-		add(sh, op, FM_TRACE_OVERLAPPING);
+	bump_atomic(&common, op, fm_trace_bucket(n));
+	if (!(((uintptr_t)d | (uintptr_t)s) & 63))
+		bump_atomic(&common, op, FM_TRACE_ALIGNED64);
+	if (copy && fm_overlaps(d, s, n))
+		bump_atomic(&common, op, FM_TRACE_OVERLAPPING);
 }
 
 /* The first call of a thread, and every call of a thread without a shard
@@ -162,64 +125,136 @@ count_into(struct shard *sh, int op, const void *d, const void *s, size_t n,
 static void count_unowned(int op, const void *d, const void *s, size_t n,
 			  int copy)
 {
-	struct shard *sh = 0;
+	struct fm_trace_shard *sh;
 
 	if (!claim_wait) {
 		sh = claim_shard();
 		if (sh) {
-			my_shard = sh;
-			count_into(sh, op, d, s, n, copy, bump);
+			fm_trace_my_shard = sh;
+			fm_trace_count_in(sh, op, d, s, n, copy);
 			return;
 		}
 		claim_wait = 4096;
 	}
 	claim_wait--;
-	count_into(&common, op, d, s, n, copy, bump_atomic);
+	count_common(op, d, s, n, copy);
+}
+
+/* noinline: inlined into a twin, its call made the twin save and restore
+ * three registers on every call */
+__attribute__((noinline)) void *
+fm_trace_first_copy(int op, void *d, const void *s, size_t n, copy_fn *fn)
+{
+	count_unowned(op, d, s, n, 1);
+	return fn(d, s, n);
+}
+
+__attribute__((noinline)) void *fm_trace_first_set(void *d, int c, size_t n,
+						   set_fn *fn)
+{
+	count_unowned(FM_OP_MEMSET, d, 0, n, 0);
+	return fn(d, c, n);
 }
 
 /*
- * The wrappers.  A thread's calls after its first have no call but the
- * tail jump to the variant, so the wrapper saves no register; the first
- * (and those of a thread without a shard) take the _unowned tail call.
+ * The traced twins, one per variant and op, generated from the registry:
+ * traced_memcpy_<id>, traced_memmove_<id> and traced_memset_<id> count
+ * and jump straight to the variant (a direct jump: the wrappers before
+ * them loaded the variant's address and jumped through it).  Each starts
+ * on a 64-byte line, as the variants do.
  */
-#define TRACE_WRAPPER(name, op, is_copy, params, args, d, s, n)                \
-	static __attribute__((noinline)) void *name##_unowned params           \
+FM_DECLARE_VARIANTS
+
+#define TWIN_COPY(name, op, target)                                            \
+	static __attribute__((aligned(64))) void *name(void *d, const void *s, \
+						       size_t n)               \
 	{                                                                      \
-		count_unowned(op, d, s, n, is_copy);                           \
-		return name##_target args;                                     \
-	}                                                                      \
-	static void *name params                                               \
-	{                                                                      \
-		struct shard *sh = my_shard;                                   \
-                                                                               \
-		if (FM_UNLIKELY(!sh))                                          \
-			return name##_unowned args;                            \
-		count_into(sh, op, d, s, n, is_copy, bump);                    \
-		return name##_target args;                                     \
+		FM_TRACE_COPY(op, target, d, s, n);                            \
+		return target(d, s, n);                                        \
 	}
+#define TWIN_SET(name, target)                                                 \
+	static __attribute__((aligned(64))) void *name(void *d, int c,         \
+						       size_t n)               \
+	{                                                                      \
+		FM_TRACE_SET(target, d, c, n);                                 \
+		return target(d, c, n);                                        \
+	}
+#define TWINS_COPY_V(id, isa, fl)                                              \
+	TWIN_COPY(traced_memcpy_##id, FM_OP_MEMCPY, copy_##id)                 \
+	TWIN_COPY(traced_memmove_##id, FM_OP_MEMMOVE, copy_##id)
+#define TWINS_SET_V(id, isa, fl) TWIN_SET(traced_memset_##id, set_##id)
+#ifdef ARCH_TRACED_POLICIES
+/* the arch's policies have twins of their own, the count inlined */
+#define TWINS_COPY_P(id, isa, fl)                                              \
+	copy_fn traced_memcpy_##id, traced_memmove_##id;
+#define TWINS_SET_P(id, isa, fl) set_fn traced_memset_##id;
+#else
+#define TWINS_COPY_P(id, isa, fl)                                              \
+	TWIN_COPY(traced_memcpy_##id, FM_OP_MEMCPY, memcpy_##id)               \
+	TWIN_COPY(traced_memmove_##id, FM_OP_MEMMOVE, memmove_##id)
+#define TWINS_SET_P(id, isa, fl) TWIN_SET(traced_memset_##id, memset_##id)
+#endif
+FM_COPY_VARIANTS(TWINS_COPY_V, TWINS_COPY_P)
+FM_SET_VARIANTS(TWINS_SET_V, TWINS_SET_P)
 
-TRACE_WRAPPER(trace_memcpy, FM_OP_MEMCPY, 1, (void *d, const void *s, size_t n),
-	      (d, s, n), d, s, n)
-TRACE_WRAPPER(trace_memmove, FM_OP_MEMMOVE, 1,
-	      (void *d, const void *s, size_t n), (d, s, n), d, s, n)
-TRACE_WRAPPER(trace_memset, FM_OP_MEMSET, 0, (void *d, int c, size_t n),
-	      (d, c, n), d, 0, n)
+/* Index -> twin, as a switch of PC-relative addresses (resolver-safe, as
+ * registry.c's). */
+#define IDX(id, isa, fl) IDX_##id,
+#define CASE_TWIN(op, id, isa, fl)                                             \
+	case IDX_##id:                                                         \
+		return (void *)traced_##op##_##id;
+#define CASE_MEMCPY(id, isa, fl) CASE_TWIN(memcpy, id, isa, fl)
+#define CASE_MEMMOVE(id, isa, fl) CASE_TWIN(memmove, id, isa, fl)
+#define CASE_MEMSET(id, isa, fl) CASE_TWIN(memset, id, isa, fl)
 
-static void count(int op, const void *d, const void *s, size_t n, int copy)
+static void *traced_copy_at(enum fm_op op, int i)
 {
-	struct shard *sh = my_shard;
-
-	if (FM_UNLIKELY(!sh))
-		count_unowned(op, d, s, n, copy);
+	enum { FM_COPY_VARIANTS(IDX, IDX) };
+	if (op == FM_OP_MEMMOVE)
+		switch (i) {
+			FM_COPY_VARIANTS(CASE_MEMMOVE, CASE_MEMMOVE)
+		}
 	else
-		count_into(sh, op, d, s, n, copy, bump);
+		switch (i) {
+			FM_COPY_VARIANTS(CASE_MEMCPY, CASE_MEMCPY)
+		}
+	return 0;
+}
+
+static void *traced_set_at(int i)
+{
+	enum { FM_SET_VARIANTS(IDX, IDX) };
+	switch (i) {
+		FM_SET_VARIANTS(CASE_MEMSET, CASE_MEMSET)
+	}
+	return 0;
+}
+
+void *fm_trace_twin(enum fm_op op, int index)
+{
+	switch (op) {
+	case FM_OP_MEMCPY:
+	case FM_OP_MEMMOVE:
+		return traced_copy_at(op, index);
+	case FM_OP_MEMSET:
+		return traced_set_at(index);
+	default:
+		return 0;
+	}
 }
 
 void fm_trace_count(enum fm_op op, const void *d, const void *s, size_t n)
 {
-	if (FM_UNLIKELY(__atomic_load_n(&enabled, __ATOMIC_RELAXED)) &&
-	    op <= FM_OP_MEMSET)
-		count((int)op, d, s, n, op != FM_OP_MEMSET);
+	struct fm_trace_shard *sh;
+
+	if (FM_LIKELY(!__atomic_load_n(&enabled, __ATOMIC_RELAXED)) ||
+	    op > FM_OP_MEMSET)
+		return;
+	sh = fm_trace_my_shard;
+	if (FM_UNLIKELY(!sh))
+		count_unowned((int)op, d, s, n, op != FM_OP_MEMSET);
+	else
+		fm_trace_count_in(sh, (int)op, d, s, n, op != FM_OP_MEMSET);
 }
 
 /*
@@ -231,8 +266,8 @@ void fm_trace_count(enum fm_op op, const void *d, const void *s, size_t n)
 uint64_t fm_trace_counter(enum fm_op op, unsigned slot)
 {
 	for (;;) {
-		uint64_t before =
-			__atomic_load_n(&carry[op][slot], __ATOMIC_ACQUIRE);
+		uint64_t before = __atomic_load_n(&fm_trace_carry[op][slot],
+						  __ATOMIC_ACQUIRE);
 		uint64_t sum = __atomic_load_n(&common.count[op][slot],
 					       __ATOMIC_RELAXED);
 		int used = __atomic_load_n(&shards_used, __ATOMIC_ACQUIRE);
@@ -240,8 +275,8 @@ uint64_t fm_trace_counter(enum fm_op op, unsigned slot)
 		for (int i = 0; i < used; i++)
 			sum += __atomic_load_n(&shards[i].count[op][slot],
 					       __ATOMIC_RELAXED);
-		if (__atomic_load_n(&carry[op][slot], __ATOMIC_ACQUIRE) ==
-		    before)
+		if (__atomic_load_n(&fm_trace_carry[op][slot],
+				    __ATOMIC_ACQUIRE) == before)
 			return before * 256 + sum;
 	}
 }
@@ -254,28 +289,17 @@ static int trace_requested(void)
 }
 
 /* RESOLVER-SAFE: integers and code addresses only. */
-void *fm_trace_resolve(enum fm_op op, void *fn)
+void *fm_trace_resolve(enum fm_op op, int index)
 {
+	void *twin;
+
 	if (FM_LIKELY(!trace_requested()))
-		return fn;
-	switch (op) {
-	case FM_OP_MEMCPY:
-		trace_memcpy_target = (copy_fn *)fn;
-		fn = (void *)trace_memcpy;
-		break;
-	case FM_OP_MEMMOVE:
-		trace_memmove_target = (copy_fn *)fn;
-		fn = (void *)trace_memmove;
-		break;
-	case FM_OP_MEMSET:
-		trace_memset_target = (set_fn *)fn;
-		fn = (void *)trace_memset;
-		break;
-	default:
-		return fn;
-	}
+		return fm_variant_fn(op, index);
+	twin = fm_trace_twin(op, index);
+	if (!twin)
+		return fm_variant_fn(op, index);
 	__atomic_store_n(&enabled, 1, __ATOMIC_RELAXED);
-	return fn;
+	return twin;
 }
 
 int fm_trace_flush(void)
@@ -309,7 +333,8 @@ static void trace_child(void)
 
 	for (int op = 0; op < T_OPS; op++)
 		for (int i = 0; i < FM_TRACE_SLOTS; i++) {
-			__atomic_store_n(&carry[op][i], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&fm_trace_carry[op][i], 0,
+					 __ATOMIC_RELAXED);
 			__atomic_store_n(&common.count[op][i], 0,
 					 __ATOMIC_RELAXED);
 			for (int s = 0; s < used; s++)
@@ -318,7 +343,7 @@ static void trace_child(void)
 		}
 	for (int s = 0; s < SHARDS; s++)
 		__atomic_store_n(&shard_owner[s],
-				 my_shard == &shards[s] ? tid : 0,
+				 fm_trace_my_shard == &shards[s] ? tid : 0,
 				 __ATOMIC_RELAXED);
 	__atomic_store_n(&writing, 0, __ATOMIC_RELAXED);
 	fm_trace_began();

@@ -52,4 +52,25 @@
 	ARCH_CLEAR_PAGE_VARIANTS(V, P)                                         \
 	V(generic, "", AUTO)
 
+/* Declarations of every variant function (FM_DECLARE_VARIANTS, once per
+ * file that refers to them: registry.c, trace.c) */
+#define DECL_COPY_V(id, isa, fl) copy_fn copy_##id;
+#define DECL_COPY_P(id, isa, fl)                                               \
+	copy_policy_fn copy_##id;                                              \
+	copy_fn memcpy_##id, memmove_##id;
+#define DECL_SET_V(id, isa, fl) set_fn set_##id;
+#define DECL_SET_P(id, isa, fl)                                                \
+	set_policy_fn set_##id;                                                \
+	set_fn memset_##id;
+#define DECL_CPAGE_V(id, isa, fl) copy_page_fn copy_page_##id;
+#define DECL_CPAGE_P(id, isa, fl)                                              \
+	void copy_page_##id(void *, const void *, size_t);
+#define DECL_CLEAR_V(id, isa, fl) clear_pages_fn clear_pages_##id;
+#define DECL_CLEAR_P(id, isa, fl) void clear_pages_##id(void *, size_t, size_t);
+#define FM_DECLARE_VARIANTS                                                    \
+	FM_COPY_VARIANTS(DECL_COPY_V, DECL_COPY_P)                             \
+	FM_SET_VARIANTS(DECL_SET_V, DECL_SET_P)                                \
+	FM_COPY_PAGE_VARIANTS(DECL_CPAGE_V, DECL_CPAGE_P)                      \
+	FM_CLEAR_PAGE_VARIANTS(DECL_CLEAR_V, DECL_CLEAR_P)
+
 #endif /* FASTMEM_VARIANTS_H */

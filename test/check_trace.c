@@ -10,7 +10,11 @@
  *   known    1000 copies of 100 B, 10 of 1 MiB, 5 overlapping moves of
  *            50 B, 3 non-overlapping moves of 4097 B, 7 sets of 64 B at a
  *            64-byte-aligned address, 2 of 0 B, 4 copies of 128 B 64-byte
- *            aligned at both ends
+ *            aligned at both ends, 2 copies of 0 B, 6 moves of 64 B
+ *            to and from the adjacent 64 B, 1 move of 9 B onto
+ *            itself; checks every byte against the same
+ *            calls made by libc, and prints the variant each op runs
+ *            (fm_selected) and unwrapped()
  *   fork     10 copies of 11 B; fork; the child 20 of 22 B then exit(0),
  *            the parent 30 of 33 B after the child is gone
  *   threads  4 threads started together, each 200000 copies of 40+t B and
@@ -64,7 +68,7 @@
 /*
  * How many of fm_memcpy, fm_memmove, fm_memset resolved to exactly the
  * registry's function of the selected variant (0-3): with tracing off all
- * three (the call path is untouched), with it on none (counting wrappers).
+ * three (the call path is untouched), with it on none (traced twins).
  */
 static int unwrapped(void)
 {
@@ -88,6 +92,9 @@ static int unwrapped(void)
 
 static char src[(1 << 20) + 4096] __attribute__((aligned(64)));
 static char dst[(1 << 20) + 4096] __attribute__((aligned(64)));
+
+/* What dst and src hold after the known calls, made by libc */
+static char want_src[sizeof(src)], want_dst[sizeof(dst)];
 
 static void copies(size_t n, int times)
 {
@@ -177,19 +184,55 @@ static int child(const char *s)
 {
 
 	if (!strcmp(s, "known")) {
+		/* a different byte everywhere, so that a call that copied or
+		 * set nothing, or the wrong bytes, shows */
+		for (size_t i = 0; i < sizeof(src); i++) {
+			src[i] = want_src[i] = (char)(i * 7 + i / 251);
+			dst[i] = want_dst[i] = (char)(i * 13 + 5);
+		}
 		copies(100, 1000);
+		memcpy(want_dst + 1, want_src + 3, 100);
 		for (int i = 0; i < 10; i++)
 			fm_memcpy(dst + 5, src + 7, 1 << 20);
-		for (int i = 0; i < 5; i++)
+		memcpy(want_dst + 5, want_src + 7, 1 << 20);
+		for (int i = 0; i < 5; i++) {
 			fm_memmove(dst + 1, dst, 50);
+			memmove(want_dst + 1, want_dst, 50);
+		}
 		for (int i = 0; i < 3; i++)
 			fm_memmove(dst + 1, src, 4097);
+		memcpy(want_dst + 1, want_src, 4097);
 		for (int i = 0; i < 7; i++)
 			fm_memset(dst + 64, 1, 64);
+		memset(want_dst + 64, 1, 64);
 		fm_memset(dst + 1, 0, 0);
 		fm_memset(dst + 1, 0, 0);
 		for (int i = 0; i < 4; i++)
 			fm_memcpy(dst + 128, src + 64, 128);
+		memcpy(want_dst + 128, want_src + 64, 128);
+		/* the edges of overlapping: none of these but the last */
+		fm_memcpy(dst + 1, src + 9, 0);
+		fm_memcpy(dst + 1, src + 9, 0);
+		for (int i = 0; i < 3; i++) {
+			fm_memmove(dst + 65, dst + 129, 64); /* adjacent */
+			memmove(want_dst + 65, want_dst + 129, 64);
+			fm_memmove(dst + 129, dst + 65, 64);
+			memmove(want_dst + 129, want_dst + 65, 64);
+		}
+		fm_memmove(dst + 7, dst + 7, 9); /* itself: overlapping */
+		if (memcmp(src, want_src, sizeof(src)) ||
+		    memcmp(dst, want_dst, sizeof(dst))) {
+			fprintf(stderr,
+				"check_trace: known calls of %s, %s, "
+				"%s: wrong bytes\n",
+				fm_selected(FM_OP_MEMCPY),
+				fm_selected(FM_OP_MEMMOVE),
+				fm_selected(FM_OP_MEMSET));
+			return 6;
+		}
+		printf("%s %s %s %d\n", fm_selected(FM_OP_MEMCPY),
+		       fm_selected(FM_OP_MEMMOVE), fm_selected(FM_OP_MEMSET),
+		       unwrapped());
 	} else if (!strcmp(s, "fork")) {
 		pid_t pid;
 		int st;
@@ -301,12 +344,14 @@ struct result {
 /* Run the child in a process group of its own, as a shell with job control
  * runs each command. */
 static int own_group;
+/* More of the child's environment ("NAME=value", NULL-terminated) */
+static const char *extra_env[4];
 
 /* Run this program with --child scenario and FASTMEM_TRACE=trace (none if
  * NULL), through $TEST_RUNNER. */
 static void run(struct result *res, const char *scenario, const char *trace)
 {
-	char *env[8], *argv[20], tv[PATH_MAX + 32];
+	char *env[12], *argv[20], tv[PATH_MAX + 32];
 	int out[2], err[2], n = 0, a = 0;
 	char *runner = getenv("TEST_RUNNER");
 	char *copy = runner && *runner ? strdup(runner) : NULL;
@@ -317,6 +362,8 @@ static void run(struct result *res, const char *scenario, const char *trace)
 		snprintf(tv, sizeof(tv), "FASTMEM_TRACE=%s", trace);
 		env[n++] = tv;
 	}
+	for (int i = 0; extra_env[i]; i++)
+		env[n++] = (char *)extra_env[i];
 	env[n] = NULL;
 	for (char *tok = copy ? strtok(copy, " ") : NULL; tok && a < 12;
 	     tok = strtok(NULL, " "))
@@ -439,6 +486,33 @@ static void check_readable(const char *path)
 	ck_assert_msg(value(text, key) == (want), "%s: %llu, expected %llu",   \
 		      key, value(text, key), (unsigned long long)(want))
 
+/* The counts of the known calls (the scenario "known") */
+static void check_known(const char *t)
+{
+	ck_assert_msg(!strncmp(t, "fastmem-trace 1\n", 16), "header: %.40s", t);
+	EQ(t, "calls memcpy", 1016);
+	EQ(t, "memcpy 100", 1000);
+	EQ(t, "memcpy 1048576-2097151", 10);
+	EQ(t, "memcpy 128", 4);
+	EQ(t, "memcpy 0", 2);
+	EQ(t, "aligned64 memcpy", 4);
+	EQ(t, "overlapping memcpy", 0);
+	EQ(t, "calls memmove", 15);
+	EQ(t, "memmove 50", 5);
+	EQ(t, "memmove 4097-8191", 3);
+	EQ(t, "memmove 64", 6);
+	EQ(t, "memmove 9", 1);
+	EQ(t, "overlapping memmove", 6);
+	EQ(t, "aligned64 memmove", 0);
+	EQ(t, "calls memset", 9);
+	EQ(t, "memset 64", 7);
+	EQ(t, "memset 0", 2);
+	EQ(t, "aligned64 memset", 7);
+	ck_assert_uint_eq(sized(t, "memcpy"), 1016);
+	ck_assert_uint_eq(sized(t, "memmove"), 15);
+	ck_assert_uint_eq(sized(t, "memset"), 9);
+}
+
 START_TEST(known_calls_exact_counts)
 {
 	char dir[PATH_MAX], pat[PATH_MAX + 16], names[4][PATH_MAX], want[64];
@@ -453,26 +527,72 @@ START_TEST(known_calls_exact_counts)
 	ck_assert_str_eq(names[0], want);
 	ck_assert_msg(r.err[0] == 0, "stderr: %s", r.err);
 	t = read_all(names[0]);
-	ck_assert_msg(!strncmp(t, "fastmem-trace 1\n", 16), "header: %.40s", t);
-	EQ(t, "calls memcpy", 1014);
-	EQ(t, "memcpy 100", 1000);
-	EQ(t, "memcpy 1048576-2097151", 10);
-	EQ(t, "memcpy 128", 4);
-	EQ(t, "aligned64 memcpy", 4);
-	EQ(t, "overlapping memcpy", 0);
-	EQ(t, "calls memmove", 8);
-	EQ(t, "memmove 50", 5);
-	EQ(t, "memmove 4097-8191", 3);
-	EQ(t, "overlapping memmove", 5);
-	EQ(t, "aligned64 memmove", 0);
-	EQ(t, "calls memset", 9);
-	EQ(t, "memset 64", 7);
-	EQ(t, "memset 0", 2);
-	EQ(t, "aligned64 memset", 7);
-	ck_assert_uint_eq(sized(t, "memcpy"), 1014);
-	ck_assert_uint_eq(sized(t, "memmove"), 8);
-	ck_assert_uint_eq(sized(t, "memset"), 9);
+	check_known(t);
 	check_readable(names[0]);
+}
+END_TEST
+
+/*
+ * Every traced twin (lib/trace.c, and the policies' own in arch/), not
+ * only the automatic choice's: the known calls with each usable copy
+ * variant forced for memcpy and memmove, then each set variant for
+ * memset, run that variant's twin (the child names it, and no call is
+ * unwrapped), get the right bytes and exact counts.
+ */
+static void known_with(const char *memcpy_as, const char *memset_as,
+		       const char *label)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+	char cp[64], mv[64], st[64], sel[3][64];
+	struct result r;
+	int wrapped_not = -1;
+
+	snprintf(cp, sizeof(cp), "FASTMEM_MEMCPY=%s", memcpy_as);
+	snprintf(mv, sizeof(mv), "FASTMEM_MEMMOVE=%s", memcpy_as);
+	snprintf(st, sizeof(st), "FASTMEM_MEMSET=%s", memset_as);
+	extra_env[0] = cp;
+	extra_env[1] = mv;
+	extra_env[2] = st;
+	fresh_dir(dir, sizeof(dir), label);
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(&r, "known", pat);
+	extra_env[0] = NULL;
+	ck_assert_msg(r.err[0] == 0, "%s: stderr: %s", label, r.err);
+	ck_assert_msg(sscanf(r.out, "%63s %63s %63s %d", sel[0], sel[1], sel[2],
+			     &wrapped_not) == 4,
+		      "%s: child said '%s'", label, r.out);
+	ck_assert_str_eq(sel[0], memcpy_as);
+	ck_assert_str_eq(sel[1], memcpy_as);
+	ck_assert_str_eq(sel[2], memset_as);
+	ck_assert_msg(wrapped_not == 0, "%s: %d calls not traced", label,
+		      wrapped_not);
+	ck_assert_int_eq(list(dir, names, 2), 1);
+	check_known(read_all(names[0]));
+}
+
+START_TEST(every_twin_exact_counts)
+{
+	const struct fm_variant *copy, *set;
+	size_t ncopy = fm_variants(FM_OP_MEMCPY, &copy);
+	size_t nset = fm_variants(FM_OP_MEMSET, &set);
+	char label[64];
+	int ran = 0;
+
+	for (size_t i = 0; i < ncopy; i++)
+		if (copy[i].usable) {
+			snprintf(label, sizeof(label), "copy-%s", copy[i].name);
+			known_with(copy[i].name, fm_selected(FM_OP_MEMSET),
+				   label);
+			ran++;
+		}
+	for (size_t i = 0; i < nset; i++)
+		if (set[i].usable) {
+			snprintf(label, sizeof(label), "set-%s", set[i].name);
+			known_with(fm_selected(FM_OP_MEMCPY), set[i].name,
+				   label);
+			ran++;
+		}
+	ck_assert_int_ge(ran, 2); /* generic at least, for each */
 }
 END_TEST
 
@@ -681,12 +801,12 @@ START_TEST(shared_path_runs_and_flushes)
 	t = read_all(path);
 	ck_assert_msg(sections(t) == 1, "%d sections: %s", sections(t), t);
 	ck_assert_msg(!strstr(t, "# warning"), "warning: %s", t);
-	EQ(t, "calls memcpy", 1014);
+	EQ(t, "calls memcpy", 1016);
 	run(&r, "known", path);
 	run(&r, "known", path);
 	t = read_all(path);
 	ck_assert_msg(sections(t) == 2, "%d sections: %s", sections(t), t);
-	SUM(t, "calls memcpy", 2028);
+	SUM(t, "calls memcpy", 2032);
 	ck_assert_msg(strstr(t, "# warning"), "no warning: %s", t);
 	own_group = 1;
 	run(&r, "flush_more", path);
@@ -745,7 +865,7 @@ START_TEST(off_writes_nothing)
 	ck_assert_int_eq(unwrapped(), 3);
 	run(&r, "unwrapped", NULL);
 	ck_assert_str_eq(r.out, "3\n");
-	/* on: every call goes through a counting wrapper */
+	/* on: every call goes through a traced twin */
 	run(&r, "unwrapped", "/dev/null");
 	ck_assert_str_eq(r.out, "0\n");
 }
@@ -886,6 +1006,7 @@ int main(int argc, char **argv)
 	tc = tcase_create("trace");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, known_calls_exact_counts);
+	tcase_add_test(tc, every_twin_exact_counts);
 	tcase_add_test(tc, hint_and_parallel_calls_counted);
 	tcase_add_test(tc, fork_each_process_its_own_counts);
 	tcase_add_test(tc, threads_lose_no_count);

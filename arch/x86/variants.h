@@ -34,6 +34,13 @@
 	V(sse2, "sse2", 0)                                                     \
 	V(sse2_nt, "sse2", NT)
 
+/*
+ * The policies (P) of memcpy, memmove and memset define their traced twins
+ * themselves, with the count inlined (traced_memcpy_<id>, traced_memmove_<id>,
+ * traced_memset_<id> in vecops.h); lib/trace.c makes the other twins.
+ */
+#define ARCH_TRACED_POLICIES 1
+
 #define ARCH_COPY_VARIANTS(V, P)                                               \
 	X86_VECTOR_FAMILIES(V, P)                                              \
 	X86_MMX_COPY(V)

@@ -324,13 +324,25 @@ ENTRY_ALIGN void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 	return set_big(dst, c, n, thr, 0);
 }
 
-/* As dispatched: see memcpy_<family>_auto */
-ENTRY_ALIGN void *FN(memset_, _auto)(void *dst, int c, size_t n)
+static FM_ALWAYS_INLINE void *memset_auto(void *dst, int c, size_t n)
 {
 	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
 	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET), 1);
+}
+
+/* As dispatched: see memcpy_<family>_auto */
+ENTRY_ALIGN void *FN(memset_, _auto)(void *dst, int c, size_t n)
+{
+	return memset_auto(dst, c, n);
+}
+
+/* Its traced twin: see traced_memcpy_<family>_auto */
+ENTRY_ALIGN void *FN(traced_memset_, _auto)(void *dst, int c, size_t n)
+{
+	FM_TRACE_SET(FN(memset_, _auto), dst, c, n);
+	return memset_auto(dst, c, n);
 }
 
 /* --- pages (page-aligned pointers) --------------------------------------- */

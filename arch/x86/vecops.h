@@ -65,5 +65,7 @@ typedef unsigned char u8;
 #define ALIAS_WINDOW (32 * VEC)
 #endif
 
+#include "trace-count.h"
+
 #include "vecops-copy.h"
 #include "vecops-set.h"
