@@ -15,7 +15,14 @@
  *    the zva variants.
  *  - The data cache line comes from CTR_EL0.DminLine (readable at EL0 on
  *    Linux).  The kernel passes no cache sizes in the auxiliary vector on
- *    arm64, so the thresholds use their default (fastmem-info says so).
+ *    arm64, so the thresholds are the defaults for a 1 MiB L2
+ *    (FM_ASSUMED_L2; fastmem-info says "L2 unknown" and "cache sizes
+ *    unknown"), to be set by FASTMEM_NT_THRESHOLD or fastmem-bench
+ *    calibrate.  /sys/devices/system/cpu/cpu0/cache is not read for them:
+ *    under qemu-user it is the host's (an aarch64 program under
+ *    qemu-aarch64 on the x86 CI machine read its 2048K L2), cpu0 need not
+ *    be the kind of core the process runs on (big.LITTLE), and containers
+ *    may hide /sys.
  */
 #include "aarch64.h"
 #include "detect.h"
