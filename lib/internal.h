@@ -72,7 +72,7 @@ FM_HIDDEN const char *fm_arch_notes(void);
  * class's threshold for op, 0 for the size formula (RESOLVER-SAFE), and its
  * name (call time); whether op streams n bytes below its threshold
  * (fm_streams; call time). */
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FM_GENERIC_ONLY)
 #define FM_ARCH_CLASSES 1
 FM_HIDDEN size_t fm_arch_nt_default(enum fm_op op,
 				    const struct fm_cache_info *ci);

@@ -26,13 +26,17 @@
 #define AUTO FM_VARIANT_AUTO
 #define NT FM_VARIANT_NT
 
-#if defined(__x86_64__) || defined(__i386__)
+/* FM_GENERIC_ONLY: configure --disable-arch-variants, the portable C alone
+ * as on a CPU with no arch/ directory, whatever this one is */
+#if defined(FM_GENERIC_ONLY)
+#elif defined(__x86_64__) || defined(__i386__)
 #include "x86/variants.h"
 #elif defined(__powerpc64__)
 #include "ppc/variants.h"
 #elif defined(__aarch64__)
 #include "aarch64/variants.h"
-#else
+#endif
+#ifndef ARCH_COPY_VARIANTS
 #define ARCH_COPY_VARIANTS(V, P)
 #define ARCH_SET_VARIANTS(V, P)
 #define ARCH_COPY_PAGE_VARIANTS(V, P)

@@ -12,6 +12,8 @@
 #   aarch64     cross build, suite under qemu-aarch64 -cpu a64fx, cortex-a57
 #               and max with 128-bit SVE (SVE, DC ZVA), every variant forced
 #               once
+#   generic     the portable build (configure --disable-arch-variants: the
+#               C variants of CPUs with no arch/ directory), its suites
 #   secure      setuid/setgid/file-capability fastmem-info run as nobody
 #               ignores the caller's settings and files (needs root)
 #   fuzz        the settings parsers under libFuzzer with ASan/UBSan (~1 min)
@@ -30,8 +32,8 @@ if [ "${1:-}" = --no-deps ]; then
 fi
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] ||
-	stages=(native secure fuzz sanitizers clang valgrind tsan i686 ppc64
-		ppc64le aarch64)
+	stages=(native secure fuzz sanitizers clang valgrind tsan generic i686
+		ppc64 ppc64le aarch64)
 
 if [ $deps = yes ]; then
 	scripts/deps.sh --all || exit 1
@@ -122,6 +124,22 @@ stage_tsan() {
 			FASTMEM_MEMCPY=generic FASTMEM_MEMSET=generic \
 			FASTMEM_CLEAR_PAGE=generic \
 			check_in build/tsan TESTS="test/check_parallel"
+}
+
+# What a CPU with no arch/ directory gets (lib/generic.c, arch/generic/
+# cpu.c), built here with configure --disable-arch-variants and tested at
+# quick sizes: the suites, the object-code checks and the preload programs;
+# not the benchmark scripts, which time every subcommand for minutes (the
+# native stage runs them, generic rows included).
+stage_generic() {
+	configure build/generic --disable-arch-variants &&
+		FMTEST_QUICK=1 check_in build/generic \
+			TESTS="test/check_variants test/check_api test/check_env \
+				test/check_parallel test/check_trace \
+				test/check_hangs test/no-libc-calls.sh \
+				test/resolver-relocs.sh test/sizes.sh \
+				test/underlinked.sh test/small-threshold.sh \
+				test/info-pid.sh test/preload/programs.sh"
 }
 
 stage_i686() {

@@ -69,11 +69,15 @@ for case in noisy quick; do
 			fail "calibrate ($case): $key missing from the summary"
 	done
 done
-# a decision that had a value says why it was not written
-grep -q 'within the noise' "$dir/noisy.out" ||
-	fail "calibrate (noisy): no decision blames the noise: $(cat "$dir/noisy.out")"
-grep -q 'FMTEST_BENCH_FORCE_SPREAD' "$dir/noisy.out" ||
-	fail "calibrate (noisy): the forced spread is not named"
+# a decision that had a value says why it was not written (where neither
+# copies nor sets have anything to compare, as in the portable build, none
+# has a value, and step 1 skips the rest)
+if [ "$(grep -c 'nothing to calibrate$' "$dir/noisy.out")" -lt 2 ]; then
+	grep -q 'within the noise' "$dir/noisy.out" ||
+		fail "calibrate (noisy): no decision blames the noise: $(cat "$dir/noisy.out")"
+	grep -q 'FMTEST_BENCH_FORCE_SPREAD' "$dir/noisy.out" ||
+		fail "calibrate (noisy): the forced spread is not named"
+fi
 if grep -q ' = [0-9a-z]*: not written' "$dir/quick.out"; then
 	grep -q -- '--quick: a quick run' "$dir/quick.out" ||
 		fail "calibrate --quick: a measured key without the --quick reason"

@@ -679,7 +679,7 @@ START_TEST(config_private_and_long)
 }
 END_TEST
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FM_GENERIC_ONLY)
 /* FASTMEM_PROBE, FASTMEM_STREAM_COLD and their config keys, good and bad:
  * fastmem-info's notes (fm_cpu_notes) say what is in force. */
 START_TEST(probe_settings)
@@ -906,7 +906,7 @@ START_TEST(spellings_any_case)
 	}
 	ck_assert_ptr_null(strstr(strstr(r.out, "usable "), "avx2"));
 	ck_assert_ptr_null(strstr(strstr(r.out, "usable "), "erms"));
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FM_GENERIC_ONLY)
 	run(&r, "FASTMEM_PROBE=OFF", NULL);
 	ck_assert_ptr_nonnull(strstr(r.out, "probe: off (FASTMEM_PROBE=off)"));
 #endif
@@ -1414,7 +1414,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, system_config);
 	tcase_add_test(tc, config_size_limit);
 	tcase_add_test(tc, config_private_and_long);
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FM_GENERIC_ONLY)
 	tcase_add_test(tc, probe_settings);
 	tcase_add_test(tc, rep_from_settings);
 #endif

@@ -649,6 +649,16 @@ START_TEST(automatic_count_chooses_one_thread_where_split_loses)
 		return;
 	}
 #endif
+	/* nor under an emulator: under qemu-ppc64le -cpu power10 the split
+	 * calls won in all three processes once (a cross run, 2026-12-03), the
+	 * emulator's own threads deciding what the timing sees */
+	if (getenv("TEST_RUNNER") && *getenv("TEST_RUNNER")) {
+		fprintf(stderr,
+			"automatic_count_chooses_one_thread: not under "
+			"%s; skipped\n",
+			getenv("TEST_RUNNER"));
+		return;
+	}
 	if (CPU_COUNT(&set) < 2 || getenv("FASTMEM_THREADS")) {
 		fprintf(stderr, "automatic_count_chooses_one_thread: needs 2 "
 				"CPUs and the built-in cap; skipped\n");

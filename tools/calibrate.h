@@ -2,7 +2,8 @@
 /*
  * fastmem-bench calibrate, shared between its files: the measurement of
  * the streaming thresholds (fastmem-bench-calibrate.c), the rep crossovers
- * (-rep.c), --trace (-trace.c) and the config file (-config.c).
+ * (-rep.c), --trace (-trace.c, -trace-variant.c, -trace-thresholds.c:
+ * calibrate-trace.h) and the config file (-config.c).
  *
  * Every key calibrate may write belongs to one decision.  A decision is
  * written only when its effect was measured beyond the noise of its cells

@@ -143,135 +143,246 @@ const struct option long_opts[] = {
 };
 
 /*
- * The help of each option, per group of subcommands (an option may have a
- * row per group when its meaning or default differs).  A subcommand takes
- * exactly the options that have a row for it.  Continuation lines start
- * with \n; the printer indents them.
+ * Every option row once, in one table; each subcommand names the rows it
+ * takes (own_rows) and then takes the common rows its mask marks.  An
+ * option whose meaning or default differs between subcommands has a row
+ * for each meaning.  Continuation lines start with \n; the printer indents
+ * them.
  */
+enum row {
+	ROW_NONE, /* ends a subcommand's list */
+	ROW_VARIANT,
+	ROW_SIZES,
+	ROW_SIZES_EXTENT,
+	ROW_SIZES_CALIBRATE,
+	ROW_SIZES_VERSUS,
+	ROW_SIZES_RESIDENCY,
+	ROW_SIZES_PARALLEL,
+	ROW_MAX,
+	ROW_MAX_EXTENT,
+	ROW_MAX_CALIBRATE,
+	ROW_MAX_PARALLEL,
+	ROW_ALIGN_PAIRS,
+	ROW_ALIGN_DST,
+	ROW_MODE_COPY,
+	ROW_MODE_COLD_HOT,
+	ROW_MODE_PARALLEL,
+	ROW_REGION_BOTH,
+	ROW_REGION_DST,
+	ROW_REGION_VERSUS,
+	ROW_REGION_PER_BUFFER,
+	ROW_REGION_ARENA,
+	ROW_REGION_PARALLEL,
+	ROW_PAGES,
+	ROW_THREADS,
+	ROW_BYTE,
+	ROW_PEER,
+	ROW_FIXED,
+	ROW_DRY_RUN,
+	ROW_SYSTEM,
+	ROW_TRACE_CALIBRATE,
+	ROW_PARALLEL,
+	ROW_BASIS,
+	ROW_TRACE_RUN,
+	ROW_RUNS,
+	ROW_WITH_ENV,
+	ROW_PRELOAD,
+	/* the common rows, in the order every help lists them */
+	ROW_QUICK,
+	ROW_REPS,
+	ROW_BATCH,
+	ROW_CSV,
+	ROW_JSON,
+	ROW_PLOT,
+	ROW_PROGRESS,
+	ROW_NO_PROGRESS,
+	ROW_NO_THP,
+	ROW_HELP,
+	ROW_VERSION,
+	ROW_COUNT
+};
+
 struct opt_row {
 	int key;
-	unsigned cmds;
+	unsigned common; /* the subcommands taking it besides own_rows */
 	const char *arg;
 	const char *text;
 };
 
-static const struct opt_row rows[] = {
-	{ 'v',
-	  B(CMD_COPY) | B(CMD_SET) | B(CMD_PAGE) | B(CMD_READBACK) |
-		  B(CMD_EXTENT) | B(CMD_REPLAY),
-	  "NAME",
-	  "only this row (repeatable): a registry variant, fm_* for\nthe "
-	  "dispatched call, or fm for every fm_* row; libc (the\nreference) "
-	  "is always measured" },
-	{ 's', B(CMD_COPY) | B(CMD_SET), "LIST",
-	  "sizes, e.g. 16,64,4K,1M (default 16 B .. 16 MiB as in the\nseed; "
-	  "--quick fewer)" },
-	{ 's', B(CMD_EXTENT), "LIST", "extents (default 2M,16M,128M,1G)" },
-	{ 's', B(CMD_CALIBRATE), "LIST",
-	  "sizes to try (default 4K..256M, --quick 4K..64M)" },
-	{ 's', B(CMD_VERSUS), "LIST",
-	  "hot copy sizes (default 8 B .. 32 MiB by 4x)" },
-	{ 's', B(CMD_RESIDENCY), "LIST",
-	  "sizes (default 1M..64M by 2x, --quick 1M,4M,16M,64M)" },
-	{ 's', B(CMD_PARALLEL), "LIST",
-	  "sizes (default 64M,256M,512M,1G; --quick 64M,256M)" },
-	{ O_MAX, B(CMD_COPY) | B(CMD_SET), "SIZE",
-	  "extend (or cut) the default sizes up to SIZE, e.g. 256M" },
-	{ O_MAX, B(CMD_EXTENT), "SIZE", "largest extent (default 1G)" },
-	{ O_MAX, B(CMD_CALIBRATE), "SIZE", "largest size to try" },
-	{ O_MAX, B(CMD_PARALLEL), "SIZE", "largest default size" },
-	{ O_ALIGN, B(CMD_COPY), "LIST",
-	  "src-dst offset pairs (default 0-0,0-4092,7-0,0-7,17-11)" },
-	{ O_ALIGN, B(CMD_SET), "LIST",
-	  "destination offsets (default 0,4092,7)" },
-	{ O_MODE, B(CMD_COPY), "LIST",
-	  "cold,warm,hot (default all three; mem-mem, cache-mem\nand "
-	  "cache-cache are the same)" },
-	{ O_MODE, B(CMD_SET) | B(CMD_PAGE) | B(CMD_CALIBRATE), "LIST",
-	  "cold,hot (default both; memory and cache are the same)" },
-	{ O_MODE, B(CMD_PARALLEL), "LIST", "cold,hot (default cold)" },
-	{ O_REGION, B(CMD_COPY) | B(CMD_PAGE) | B(CMD_CALIBRATE), "SIZE",
-	  "memory swept when cold, source plus destination" },
-	{ O_REGION, B(CMD_SET), "SIZE",
-	  "memory swept when cold (destination)" },
-	{ O_REGION, B(CMD_VERSUS), "SIZE",
-	  "memory swept when cold, source plus destination\n(at least 1G per "
-	  "side)" },
-	{ O_REGION, B(CMD_RESIDENCY), "SIZE",
-	  "memory swept per buffer when cold" },
-	{ O_REGION, B(CMD_REPLAY), "SIZE", "the memory arena" },
-	{ O_REGION, B(CMD_PARALLEL), "SIZE",
-	  "memory swept when cold, source plus destination\n(and 4 x the "
-	  "largest size)" },
-	{ O_PAGES, B(CMD_READBACK), "LIST",
-	  "page counts N (default 1,100,4096; the seed used 100)" },
-	{ O_THREADS, B(CMD_PARALLEL), "LIST",
-	  "thread counts, 0 for automatic (default 2..CPUs,\n2 x CPUs when "
-	  "that is at most 8, and 0)" },
-	{ O_BYTE, B(CMD_SET) | B(CMD_REPLAY), "N",
-	  "the byte to set, 0..255 (default 0; some memory\nsystems write "
-	  "zeroes faster)" },
-	{ O_PEER, B(CMD_REPLAY), "NAME=LIB",
-	  "also measure NAME_memcpy and NAME_memset from the shared\nlibrary "
-	  "LIB (repeatable, at most 4): another memcpy\nlibrary, in the same "
-	  "interleaved run" },
-	{ O_FIXED, B(CMD_REPLAY), NULL, "leave out the fixed-size tables" },
-	{ O_DRY_RUN, B(CMD_CALIBRATE), NULL, "print, do not write the file" },
-	{ O_SYSTEM, B(CMD_CALIBRATE), NULL,
-	  "write the system config instead (root only;\nfastmem-info shows "
-	  "its path), for every user and\nfor privileged programs" },
-	{ O_TRACE, B(CMD_CALIBRATE), "FILE",
-	  "weigh the decisions by a program's recorded sizes\n(FASTMEM_TRACE "
-	  "or LLVM libc file; repeatable): also\nreplay every memcpy/memset "
-	  "variant against the\ncurrent one, and write a key only where the "
-	  "replay\ngains more than 2%, the runs' range and an A/A\ncontrol's "
-	  "noise, and loses in no file and arena" },
-	{ O_PARALLEL, B(CMD_CALIBRATE), NULL,
-	  "also measure the *_parallel calls, cold, on 2..CPUs\nthreads and "
-	  "write threads = N, the fewest threads\nwithin 3% of the best (1 "
-	  "where none gains 5%;\nnothing with one CPU)" },
-	{ O_TRACE, B(CMD_RUN), "FILE",
-	  "also record the program's calls into FILE (one more\nrun, with "
-	  "the preload and FASTMEM_TRACE) and replay\nthem: the share of the "
-	  "run spent in memcpy/memset\nand the saving the replay predicts" },
-	{ O_RUNS, B(CMD_RUN), "N",
-	  "timed runs each way, interleaved (default 5; a verdict\nneeds at "
-	  "least 3)" },
-	{ O_WITH_ENV, B(CMD_RUN), "VAR=VALUE",
-	  "set VAR in the runs with the preload only (repeatable),\ne.g. "
-	  "FASTMEM_MEMCPY=generic" },
-	{ O_PRELOAD, B(CMD_RUN), "LIB",
-	  "the preload library (default: libfastmem-preload.so\nin the "
-	  "directory of the libfastmem this program uses)" },
-	{ O_BASIS, B(CMD_CALIBRATE), "WHICH",
-	  "both (default: streaming must win hot and cold), cold,\nor hot" },
-	{ 'q', MEASURING, NULL,
-	  "fewer sizes and runs: each subcommand in under a minute" },
-	{ 'r', MEASURING, "N", "timed runs per cell (default 11, --quick 5)" },
-	{ O_BATCH, MEASURING, "USEC",
-	  "length of one timed run (default 1000, --quick 200)" },
-	{ O_CSV, ALL_CMDS, NULL, "one CSV line per cell instead of tables" },
-	{ O_JSON, ALL_CMDS, NULL, "one JSON object instead of tables" },
-	{ O_PLOT, MEASURING, "FILE",
-	  "also draw the tables with gnuplot (FILE.svg or FILE.png)" },
-	{ O_PROGRESS, ALL_CMDS, NULL,
-	  "progress on stderr even when it is not a terminal" },
-	{ O_NO_PROGRESS, ALL_CMDS, NULL, "never show progress" },
-	{ O_NO_THP, MEASURING, NULL,
-	  "do not advise transparent huge pages for the buffers" },
-	{ 'h', ALL_CMDS, NULL, "this help" },
-	{ 'V', ALL_CMDS, NULL, "print the version" },
+#define SWEPT_BOTH "memory swept when cold, source plus destination"
+
+static const struct opt_row rows[ROW_COUNT] = {
+	[ROW_VARIANT] = { 'v', 0, "NAME",
+			  "only this row (repeatable): a registry variant, "
+			  "fm_* for\nthe dispatched call, or fm for every fm_* "
+			  "row; libc (the\nreference) is always measured" },
+	[ROW_SIZES] = { 's', 0, "LIST",
+			"sizes, e.g. 16,64,4K,1M (default 16 B .. 16 MiB as in "
+			"the\nseed; --quick fewer)" },
+	[ROW_SIZES_EXTENT] = { 's', 0, "LIST",
+			       "extents (default 2M,16M,128M,1G)" },
+	[ROW_SIZES_CALIBRATE] = { 's', 0, "LIST",
+				  "sizes to try (default 4K..256M, --quick "
+				  "4K..64M)" },
+	[ROW_SIZES_VERSUS] = { 's', 0, "LIST",
+			       "hot copy sizes (default 8 B .. 32 MiB by "
+			       "4x)" },
+	[ROW_SIZES_RESIDENCY] = { 's', 0, "LIST",
+				  "sizes (default 1M..64M by 2x, --quick "
+				  "1M,4M,16M,64M)" },
+	[ROW_SIZES_PARALLEL] = { 's', 0, "LIST",
+				 "sizes (default 64M,256M,512M,1G; --quick "
+				 "64M,256M)" },
+	[ROW_MAX] = { O_MAX, 0, "SIZE",
+		      "extend (or cut) the default sizes up to SIZE, e.g. "
+		      "256M" },
+	[ROW_MAX_EXTENT] = { O_MAX, 0, "SIZE", "largest extent (default 1G)" },
+	[ROW_MAX_CALIBRATE] = { O_MAX, 0, "SIZE", "largest size to try" },
+	[ROW_MAX_PARALLEL] = { O_MAX, 0, "SIZE", "largest default size" },
+	[ROW_ALIGN_PAIRS] = { O_ALIGN, 0, "LIST",
+			      "src-dst offset pairs (default "
+			      "0-0,0-4092,7-0,0-7,17-11)" },
+	[ROW_ALIGN_DST] = { O_ALIGN, 0, "LIST",
+			    "destination offsets (default 0,4092,7)" },
+	[ROW_MODE_COPY] = { O_MODE, 0, "LIST",
+			    "cold,warm,hot (default all three; mem-mem, "
+			    "cache-mem\nand cache-cache are the same)" },
+	[ROW_MODE_COLD_HOT] = { O_MODE, 0, "LIST",
+				"cold,hot (default both; memory and cache are "
+				"the same)" },
+	[ROW_MODE_PARALLEL] = { O_MODE, 0, "LIST", "cold,hot (default cold)" },
+	[ROW_REGION_BOTH] = { O_REGION, 0, "SIZE", SWEPT_BOTH },
+	[ROW_REGION_DST] = { O_REGION, 0, "SIZE",
+			     "memory swept when cold (destination)" },
+	[ROW_REGION_VERSUS] = { O_REGION, 0, "SIZE",
+				SWEPT_BOTH "\n(at least 1G per side)" },
+	[ROW_REGION_PER_BUFFER] = { O_REGION, 0, "SIZE",
+				    "memory swept per buffer when cold" },
+	[ROW_REGION_ARENA] = { O_REGION, 0, "SIZE", "the memory arena" },
+	[ROW_REGION_PARALLEL] = { O_REGION, 0, "SIZE",
+				  SWEPT_BOTH "\n(and 4 x the largest size)" },
+	[ROW_PAGES] = { O_PAGES, 0, "LIST",
+			"page counts N (default 1,100,4096; the seed used "
+			"100)" },
+	[ROW_THREADS] = { O_THREADS, 0, "LIST",
+			  "thread counts, 0 for automatic (default "
+			  "2..CPUs,\n2 x CPUs when that is at most 8, and 0)" },
+	[ROW_BYTE] = { O_BYTE, 0, "N",
+		       "the byte to set, 0..255 (default 0; some memory\n"
+		       "systems write zeroes faster)" },
+	[ROW_PEER] = { O_PEER, 0, "NAME=LIB",
+		       "also measure NAME_memcpy and NAME_memset from the "
+		       "shared\nlibrary LIB (repeatable, at most 4): another "
+		       "memcpy\nlibrary, in the same interleaved run" },
+	[ROW_FIXED] = { O_FIXED, 0, NULL, "leave out the fixed-size tables" },
+	[ROW_DRY_RUN] = { O_DRY_RUN, 0, NULL, "print, do not write the file" },
+	[ROW_SYSTEM] = { O_SYSTEM, 0, NULL,
+			 "write the system config instead (root "
+			 "only;\nfastmem-info shows its path), for every user "
+			 "and\nfor privileged programs" },
+	[ROW_TRACE_CALIBRATE] = { O_TRACE, 0, "FILE",
+				  "weigh the decisions by a program's recorded "
+				  "sizes\n(FASTMEM_TRACE or LLVM libc file; "
+				  "repeatable): also\nreplay every "
+				  "memcpy/memset variant against the\ncurrent "
+				  "one, and write a key only where the "
+				  "replay\ngains more than 2%, the runs' range "
+				  "and an A/A\ncontrol's noise, and loses in "
+				  "no file and arena" },
+	[ROW_PARALLEL] = { O_PARALLEL, 0, NULL,
+			   "also measure the *_parallel calls, cold, on "
+			   "2..CPUs\nthreads and write threads = N, the fewest "
+			   "threads\nwithin 3% of the best (1 where none gains "
+			   "5%;\nnothing with one CPU)" },
+	[ROW_BASIS] = { O_BASIS, 0, "WHICH",
+			"both (default: streaming must win hot and cold), "
+			"cold,\nor hot" },
+	[ROW_TRACE_RUN] = { O_TRACE, 0, "FILE",
+			    "also record the program's calls into FILE (one "
+			    "more\nrun, with the preload and FASTMEM_TRACE) "
+			    "and replay\nthem: the share of the run spent in "
+			    "memcpy/memset\nand the saving the replay "
+			    "predicts" },
+	[ROW_RUNS] = { O_RUNS, 0, "N",
+		       "timed runs each way, interleaved (default 5; a "
+		       "verdict\nneeds at least 3)" },
+	[ROW_WITH_ENV] = { O_WITH_ENV, 0, "VAR=VALUE",
+			   "set VAR in the runs with the preload only "
+			   "(repeatable),\ne.g. FASTMEM_MEMCPY=generic" },
+	[ROW_PRELOAD] = { O_PRELOAD, 0, "LIB",
+			  "the preload library (default: "
+			  "libfastmem-preload.so\nin the directory of the "
+			  "libfastmem this program uses)" },
+	[ROW_QUICK] = { 'q', MEASURING, NULL,
+			"fewer sizes and runs: each subcommand in under a "
+			"minute" },
+	[ROW_REPS] = { 'r', MEASURING, "N",
+		       "timed runs per cell (default 11, --quick 5)" },
+	[ROW_BATCH] = { O_BATCH, MEASURING, "USEC",
+			"length of one timed run (default 1000, --quick "
+			"200)" },
+	[ROW_CSV] = { O_CSV, ALL_CMDS, NULL,
+		      "one CSV line per cell instead of tables" },
+	[ROW_JSON] = { O_JSON, ALL_CMDS, NULL,
+		       "one JSON object instead of tables" },
+	[ROW_PLOT] = { O_PLOT, MEASURING, "FILE",
+		       "also draw the tables with gnuplot (FILE.svg or "
+		       "FILE.png)" },
+	[ROW_PROGRESS] = { O_PROGRESS, ALL_CMDS, NULL,
+			   "progress on stderr even when it is not a "
+			   "terminal" },
+	[ROW_NO_PROGRESS] = { O_NO_PROGRESS, ALL_CMDS, NULL,
+			      "never show progress" },
+	[ROW_NO_THP] = { O_NO_THP, MEASURING, NULL,
+			 "do not advise transparent huge pages for the "
+			 "buffers" },
+	[ROW_HELP] = { 'h', ALL_CMDS, NULL, "this help" },
+	[ROW_VERSION] = { 'V', ALL_CMDS, NULL, "print the version" },
 };
 
-#define NROWS (sizeof(rows) / sizeof(rows[0]))
+/* The rows each subcommand takes before the common ones, in help order. */
+#define OWN_ROWS_MAX 10
+static const unsigned char own_rows[CMD_COUNT][OWN_ROWS_MAX] = {
+	[CMD_COPY] = { ROW_VARIANT, ROW_SIZES, ROW_MAX, ROW_ALIGN_PAIRS,
+		       ROW_MODE_COPY, ROW_REGION_BOTH },
+	[CMD_SET] = { ROW_VARIANT, ROW_SIZES, ROW_MAX, ROW_ALIGN_DST,
+		      ROW_MODE_COLD_HOT, ROW_REGION_DST, ROW_BYTE },
+	[CMD_PAGE] = { ROW_VARIANT, ROW_MODE_COLD_HOT, ROW_REGION_BOTH },
+	[CMD_READBACK] = { ROW_VARIANT, ROW_PAGES },
+	[CMD_EXTENT] = { ROW_VARIANT, ROW_SIZES_EXTENT, ROW_MAX_EXTENT },
+	[CMD_CALIBRATE] = { ROW_SIZES_CALIBRATE, ROW_MAX_CALIBRATE,
+			    ROW_MODE_COLD_HOT, ROW_REGION_BOTH, ROW_DRY_RUN,
+			    ROW_SYSTEM, ROW_TRACE_CALIBRATE, ROW_PARALLEL,
+			    ROW_BASIS },
+	[CMD_VERSUS] = { ROW_SIZES_VERSUS, ROW_REGION_VERSUS },
+	[CMD_RESIDENCY] = { ROW_SIZES_RESIDENCY, ROW_REGION_PER_BUFFER },
+	[CMD_REPLAY] = { ROW_VARIANT, ROW_REGION_ARENA, ROW_BYTE, ROW_PEER,
+			 ROW_FIXED },
+	[CMD_PARALLEL] = { ROW_SIZES_PARALLEL, ROW_MAX_PARALLEL,
+			   ROW_MODE_PARALLEL, ROW_REGION_PARALLEL,
+			   ROW_THREADS },
+	[CMD_RUN] = { ROW_TRACE_RUN, ROW_RUNS, ROW_WITH_ENV, ROW_PRELOAD },
+};
+
+/* Does subcommand c take row r? */
+static int takes_row(enum cmd c, enum row r)
+{
+	if (rows[r].common & B(c))
+		return 1;
+	for (int i = 0; i < OWN_ROWS_MAX && own_rows[c][i] != ROW_NONE; i++)
+		if (own_rows[c][i] == r)
+			return 1;
+	return 0;
+}
 
 unsigned option_applies(int o)
 {
 	unsigned m = 0;
 
-	for (size_t i = 0; i < NROWS; i++)
-		if (rows[i].key == o)
-			m |= rows[i].cmds;
+	for (int c = 0; c < CMD_COUNT; c++)
+		for (int r = ROW_NONE + 1; r < ROW_COUNT; r++)
+			if (rows[r].key == o && takes_row(c, r))
+				m |= B(c);
 	return m;
 }
 
@@ -420,9 +531,9 @@ void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\nOptions of every subcommand (run takes only --csv, "
 		   "--json, --progress,\n--no-progress, -h and -V of them):\n");
-	for (size_t i = 0; i < NROWS; i++)
-		if ((rows[i].cmds & MEASURING) == MEASURING)
-			print_row(f, &rows[i], CMD_COPY);
+	for (int r = ROW_NONE + 1; r < ROW_COUNT; r++)
+		if ((rows[r].common & MEASURING) == MEASURING)
+			print_row(f, &rows[r], CMD_COPY);
 	fprintf(f,
 		"\nSee fastmem-bench SUBCOMMAND --help for its own options.\n"
 		"Configuration written by calibrate: $FASTMEM_CONFIG, else\n"
@@ -445,7 +556,9 @@ void cmd_usage(FILE *f, enum cmd c)
 	else
 		fprintf(f, "%s\n", cmds[c].text);
 	fputc('\n', f);
-	for (size_t i = 0; i < NROWS; i++)
-		if (rows[i].cmds & B(c))
-			print_row(f, &rows[i], c);
+	for (int i = 0; i < OWN_ROWS_MAX && own_rows[c][i] != ROW_NONE; i++)
+		print_row(f, &rows[own_rows[c][i]], c);
+	for (int r = ROW_NONE + 1; r < ROW_COUNT; r++)
+		if (rows[r].common & B(c))
+			print_row(f, &rows[r], c);
 }

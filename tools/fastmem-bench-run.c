@@ -8,13 +8,10 @@
  * result changes under the preload is not faster, it is wrong.
  *
  * With --trace FILE, one more run records the calls (FASTMEM_TRACE) and
- * replays them, libc against fm_* in the three arenas: the share of the
- * run those calls take and the saving the replay predicts, beside the one
- * measured.
+ * replays them (fastmem-bench-run-trace.c).
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +24,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "distribution.h"
+#include "run.h"
 
 #define PRELOAD_NAME "libfastmem-preload.so"
 #define MAX_ENV 4096
@@ -49,7 +46,7 @@ struct outcome {
 	char err[160]; /* the last line of its standard error */
 };
 
-static void fail(const char *fmt, const char *arg)
+void run_fail(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "fastmem-bench run: ");
 	fprintf(stderr, fmt, arg);
@@ -67,9 +64,9 @@ static int find_preload(void)
 	} else {
 		if (!dladdr((void *)fm_version, &info) || !info.dli_fname ||
 		    !strchr(info.dli_fname, '/')) {
-			fail("%s: cannot tell where libfastmem is; give "
-			     "--preload LIB",
-			     PRELOAD_NAME);
+			run_fail("%s: cannot tell where libfastmem is; give "
+				 "--preload LIB",
+				 PRELOAD_NAME);
 			return -1;
 		}
 		snprintf(preload, sizeof(preload), "%s", info.dli_fname);
@@ -85,7 +82,7 @@ static int find_preload(void)
 			 "no preload library %s (%s); give "
 			 "--preload LIB",
 			 preload, strerror(errno));
-		fail("%s", msg);
+		run_fail("%s", msg);
 		return -1;
 	}
 	/* ld.so reads a relative LD_PRELOAD path from the program's cwd, the
@@ -165,7 +162,7 @@ static int build_envs(void)
 			continue;
 		/* room for --with-env and run --trace's FASTMEM_TRACE */
 		if (a + 2 >= MAX_ENV || b + opt.nwith_env + 3 >= MAX_ENV) {
-			fail("%s", "too many environment variables");
+			run_fail("%s", "too many environment variables");
 			return -1;
 		}
 		env_without[a++] = *e;
@@ -187,11 +184,11 @@ int run_prepare(void)
 		snprintf(program, sizeof(program), "%s", p);
 		if (access(program, X_OK) || stat(program, &st) ||
 		    !S_ISREG(st.st_mode)) {
-			fail("cannot run '%s': not an executable file", p);
+			run_fail("cannot run '%s': not an executable file", p);
 			return -1;
 		}
 	} else if (find_in_path(p, program, sizeof(program))) {
-		fail("cannot run '%s': not found in PATH", p);
+		run_fail("cannot run '%s': not found in PATH", p);
 		return -1;
 	}
 	if (find_preload() || build_envs())
@@ -271,7 +268,7 @@ static int run_once(char **env, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	if (out < 0 || err < 0) {
-		fail("cannot create a temporary file: %s", strerror(errno));
+		run_fail("cannot create a temporary file: %s", strerror(errno));
 		return -1;
 	}
 	if (stdin_file)
@@ -295,7 +292,7 @@ static int run_once(char **env, struct outcome *o)
 		_exit(127);
 	}
 	if (pid < 0) {
-		fail("fork: %s", strerror(errno));
+		run_fail("fork: %s", strerror(errno));
 		close(out);
 		close(err);
 		return -1;
@@ -354,7 +351,7 @@ static int same_result(const struct outcome *want, const struct outcome *o,
 			 cross ? ""
 			       : ": a program whose output changes cannot "
 				 "be compared this way");
-	fail("%s", msg);
+	run_fail("%s", msg);
 	return 0;
 }
 
@@ -493,150 +490,20 @@ static void print_runs_csv(double *wall[2], double *cpu[2])
 			       r + 1, wall[s][r], cpu[s][r]);
 }
 
-/* Every trace file in dir appended to path, then removed with dir: how
- * many there were, or -1. */
-static int gather_traces(const char *dir, const char *path)
+/* One more run with the preload and var set (build_envs left room for
+ * one more variable): 0, or -1 if it could not be started. */
+int run_with_var(char *var)
 {
-	DIR *d = opendir(dir);
-	FILE *out = fopen(path, "w");
-	struct dirent *e;
-	char p[4200], buf[65536];
-	int n = 0;
-
-	if (!d || !out) {
-		fail("cannot write the trace: %s", strerror(errno));
-		if (d)
-			closedir(d);
-		if (out)
-			fclose(out);
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		FILE *in;
-		size_t k;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		in = fopen(p, "r");
-		while (in && (k = fread(buf, 1, sizeof(buf), in)) > 0)
-			fwrite(buf, 1, k, out);
-		if (in)
-			fclose(in);
-		unlink(p);
-		n++;
-	}
-	closedir(d);
-	rmdir(dir);
-	if (fclose(out)) {
-		fail("cannot write the trace: %s", strerror(errno));
-		return -1;
-	}
-	return n;
-}
-
-/* The program's calls, recorded in one more run with the preload. */
-static int record_trace(const char *path)
-{
-	char dir[] = "/tmp/fastmem-trace.XXXXXX", var[4200];
 	struct outcome o;
 	int n = 0, rc;
 
-	if (!mkdtemp(dir)) {
-		fail("cannot create a directory in /tmp: %s", strerror(errno));
-		return -1;
-	}
-	snprintf(var, sizeof(var), "FASTMEM_TRACE=%s/t.%%p", dir);
 	while (env_with[n])
 		n++;
-	env_with[n] = var; /* build_envs left room for it */
+	env_with[n] = var;
 	env_with[n + 1] = NULL;
-	activity("run with FASTMEM_TRACE");
 	rc = run_once(env_with, &o);
 	env_with[n] = NULL;
-	if (rc)
-		return -1;
-	return gather_traces(dir, path);
-}
-
-/* --trace FILE: record, replay libc against fm_* in the three arenas,
- * and set the verdict the replay predicts beside the measured one. */
-static int record_and_replay(double run_s, const struct gain *measured)
-{
-	struct replay_times t;
-	struct predicted p;
-	struct dist d;
-	char err[600];
-	size_t arena[3], maxn = 64 * KIB, side;
-	char *src, *dst;
-	int files = record_trace(opt.traces[0]);
-
-	if (files < 0)
-		return 1;
-	if (files == 0) {
-		note("run --trace: no trace was written: no call went through "
-		     "libfastmem (a static or setuid program ignores "
-		     "LD_PRELOAD)");
-		return 0;
-	}
-	if (dist_load(opt.traces[0], &d, err, sizeof(err))) {
-		/* the reader refuses a trace of no call: here that is an
-		 * answer, not an error */
-		if (!strstr(err, "records no calls")) {
-			fail("%s", err);
-			return 1;
-		}
-		note("run --trace: %d process%s wrote a trace, of no call: "
-		     "nothing for libfastmem to speed up",
-		     files, files == 1 ? "" : "es");
-		return 0;
-	}
-	note("run --trace: %d process%s recorded into %s", files,
-	     files == 1 ? "" : "es", opt.traces[0]);
-	memset(&t, 0, sizeof(t));
-	replay_arenas(arena);
-	for (int op = 0; op < DIST_OPS; op++)
-		if (replay_max_call(&d, op) > maxn)
-			maxn = replay_max_call(&d, op);
-	side = arena[2] / 2 + maxn + PAGE;
-	src = buf_alloc(side, 0x11);
-	dst = buf_alloc(side, 0x22);
-	for (int op = 0; op < DIST_OPS; op++) {
-		struct series ser[2];
-		struct cell out[2];
-
-		if (!replayable(&d, op) ||
-		    series_for_op(op == DIST_COPY ? FM_OP_MEMCPY : FM_OP_MEMSET,
-				  ser, 2, 1, 1) != 2)
-			continue;
-		for (unsigned a = 0; a < 3; a++) {
-			activity("replay %s arena %u", d.name, a);
-			replay_cell(&d, op, a, arena[a] / 2, ser, 2, 0, src,
-				    dst, out);
-			t.measured[op][a] = out[0].state == CELL_OK &&
-					    out[1].state == CELL_OK;
-			t.libc[op][a] = out[0].v;
-			t.fm[op][a] = out[1].v;
-		}
-	}
-	buf_free(src, side);
-	buf_free(dst, side);
-	if (opt.format == OUT_TEXT)
-		putchar('\n');
-	p = replay_verdict(&d, &t, run_s);
-	replay_verdicts_end();
-	if (p.known && opt.format != OUT_JSON)
-		printf("%sreplay predicts a saving of %.3g%% to %.3g%% of the "
-		       "run (by arena); run measured %+.1f%% \302\261 %.1f%%\n",
-		       opt.format == OUT_CSV ? "# " : "", 100 * p.lo,
-		       100 * p.hi, 100 * measured->med, 100 * measured->err);
-	json_extra(",\"predicted\":{\"known\":%s,\"saving_low\":%.6g,"
-		   "\"saving_high\":%.6g,\"share_low\":%.6g,"
-		   "\"share_high\":%.6g}",
-		   p.known ? "true" : "false", p.lo, p.hi, p.share_lo,
-		   p.share_hi);
-	dist_free(&d);
-	return 0;
+	return rc;
 }
 
 int cmd_run(void)
@@ -692,7 +559,8 @@ int cmd_run(void)
 		printf("%sverdict: %s (wall time, median of %d paired runs)\n",
 		       opt.format == OUT_CSV ? "# " : "", line, opt.runs);
 	if (opt.ntraces)
-		rc = record_and_replay(median(wall[0], opt.runs), &gw);
+		rc = run_record_and_replay(median(wall[0], opt.runs), gw.med,
+					   gw.err);
 	for (int s = 0; s < 2; s++) {
 		free(wall[s]);
 		free(cpu[s]);

@@ -114,6 +114,17 @@ static void flag_text(unsigned flags, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+/* A cache the library was told nothing of is unknown, not 0 B (arm64
+ * kernels pass no cache sizes, nor does qemu-user; the thresholds then
+ * assume a 1 MiB L2 and say so). */
+static void cache_size(size_t bytes, char *buf, size_t len)
+{
+	if (bytes)
+		fmt_size(bytes, buf, len);
+	else
+		snprintf(buf, len, "unknown");
+}
+
 static const char *sharing(unsigned n, char *buf, size_t len)
 {
 	if (!n)
@@ -310,7 +321,10 @@ static void print_text(const struct identity *id)
 
 	fm_cache_info(&ci);
 	printf("libfastmem %s\n\n", fm_version());
-	printf("CPU         %s %s\n", id->vendor, id->brand);
+	if (id->vendor[0] || id->brand[0])
+		printf("CPU         %s %s\n", id->vendor, id->brand);
+	else
+		printf("CPU         unknown\n");
 	if (id->family >= 0) {
 		printf("            family %d, model %d, stepping %d%s%s "
 		       "(identity: %s)\n",
@@ -326,11 +340,9 @@ static void print_text(const struct identity *id)
 	printf("features    %s\n", fm_cpu_features_detected());
 	if (strcmp(fm_cpu_features(), fm_cpu_features_detected()))
 		printf("usable      %s (FASTMEM_DISABLE)\n", fm_cpu_features());
-	fmt_size(ci.l1d, a, sizeof(a));
-	if (!ci.l1d)
-		snprintf(a, sizeof(a), "?");
-	fmt_size(ci.l2, b, sizeof(b));
-	fmt_size(ci.l3, c, sizeof(c));
+	cache_size(ci.l1d, a, sizeof(a));
+	cache_size(ci.l2, b, sizeof(b));
+	cache_size(ci.l3, c, sizeof(c));
 	printf("caches      line %zu B, L1d %s, L2 %s, L3 %s\n", ci.line, a, b,
 	       c);
 	printf("            L2 shared by %s, L3 shared by %s threads\n",

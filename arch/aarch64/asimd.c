@@ -5,7 +5,8 @@
  *
  * The shape follows the published design of Arm's optimized-routines
  * memcpy/memmove for Advanced SIMD (string/aarch64/memcpy-advsimd.S, read,
- * not copied): no byte loops and no alignment work for small sizes, only
+ * not copied), the one lib/vec16-copy.h holds for both 16-byte vector
+ * families: no byte loops and no alignment work for small sizes, only
  * loads from both ends that overlap in the middle (up to 16, 32, 64 and 128
  * bytes), every load before any store, which makes them memmove-correct
  * without an overlap check; above 128 bytes a loop of 64 bytes per
@@ -24,20 +25,22 @@
 
 #include "aarch64.h"
 
-typedef uint8x16_t v16;
+typedef uint8x16_t vec16;
 
-static FM_ALWAYS_INLINE v16 ld(const u8 *p)
+static FM_ALWAYS_INLINE vec16 ld(const u8 *p)
 {
 	return vld1q_u8(p);
 }
 
-static FM_ALWAYS_INLINE void st(u8 *p, v16 v)
+static FM_ALWAYS_INLINE void st(u8 *p, vec16 v)
 {
 	vst1q_u8(p, v);
 }
 
-/* 64 bytes at p: four plain stores (two STP), or two STNP. */
-static FM_ALWAYS_INLINE void store64(u8 *p, v16 a, v16 b, v16 c, v16 e, int nt)
+/* 64 bytes at p: four plain stores (two STP), or two STNP.  The accesses
+ * vec16-copy.h's copy shape is made of. */
+static FM_ALWAYS_INLINE void store64(u8 *p, vec16 a, vec16 b, vec16 c, vec16 e,
+				     int nt)
 {
 	if (nt) {
 		__asm__ volatile("stnp %q1, %q2, [%0]\n\t"
@@ -53,71 +56,20 @@ static FM_ALWAYS_INLINE void store64(u8 *p, v16 a, v16 b, v16 c, v16 e, int nt)
 	st(p + 48, e);
 }
 
+#include "vec16-copy.h"
+
 /* n <= 128, every load before any store: overlap-safe. */
 static FM_ALWAYS_INLINE void copy_upto128(u8 *d, const u8 *s, size_t n)
 {
 	if (n < 16) {
 		fm_copy_lt16(d, s, n);
 	} else if (n <= 32) {
-		v16 a = ld(s), b = ld(s + n - 16);
+		vec16 a = ld(s), b = ld(s + n - 16);
 		st(d, a);
 		st(d + n - 16, b);
-	} else if (n <= 64) {
-		v16 a = ld(s), b = ld(s + 16);
-		v16 c = ld(s + n - 32), e = ld(s + n - 16);
-		st(d, a);
-		st(d + 16, b);
-		st(d + n - 32, c);
-		st(d + n - 16, e);
 	} else {
-		v16 a = ld(s), b = ld(s + 16), c = ld(s + 32), e = ld(s + 48);
-		v16 f = ld(s + n - 64), g = ld(s + n - 48);
-		v16 h = ld(s + n - 32), k = ld(s + n - 16);
-		store64(d, a, b, c, e, 0);
-		store64(d + n - 64, f, g, h, k, 0);
+		copy_33_128(d, s, n);
 	}
-}
-
-/*
- * n > 128; correct unless dst starts inside (src, src + n).  A store at p
- * only overwrites source bytes below the next load (q > p), and the ends,
- * loaded first, are stored last.
- */
-static FM_ALWAYS_INLINE void copy_fwd(u8 *d, const u8 *s, size_t n, int nt)
-{
-	v16 head = ld(s);
-	v16 t0 = ld(s + n - 64), t1 = ld(s + n - 48);
-	v16 t2 = ld(s + n - 32), t3 = ld(s + n - 16);
-	u8 *end = d + n - 64;
-	/* align the stores; the skipped 1..16 bytes are the head's */
-	size_t skip = 16 - ((uintptr_t)d & 15);
-	u8 *p = d + skip;
-	const u8 *q = s + skip;
-
-	for (; p < end; p += 64, q += 64) {
-		v16 a = ld(q), b = ld(q + 16), c = ld(q + 32), e = ld(q + 48);
-		store64(p, a, b, c, e, nt);
-	}
-	store64(end, t0, t1, t2, t3, 0);
-	st(d, head);
-}
-
-/* n > 128; correct unless src starts inside (dst, dst + n). */
-static void copy_bwd(u8 *d, const u8 *s, size_t n)
-{
-	v16 tail = ld(s + n - 16);
-	v16 h0 = ld(s), h1 = ld(s + 16), h2 = ld(s + 32), h3 = ld(s + 48);
-	/* align the stores; the skipped 0..15 bytes are the tail's */
-	u8 *e = fm_align_down(d + n, 16);
-	const u8 *q = s + (e - d);
-
-	for (; e > d + 64; e -= 64, q -= 64) {
-		v16 a = ld(q - 64), b = ld(q - 48), c = ld(q - 32);
-		v16 f = ld(q - 16);
-		store64(e - 64, a, b, c, f, 0);
-	}
-	store64(d, h0, h1, h2, h3, 0);
-	st(d + n - 16, tail);
 }
 
 void *fm_asimd_copy(void *dst, const void *src, size_t n)
@@ -188,7 +140,7 @@ void *memmove_asimd_auto(void *dst, const void *src, size_t n)
 void *fm_asimd_set(void *dst, int c, size_t n)
 {
 	u8 *d = dst, *p, *end;
-	v16 v = vdupq_n_u8((u8)c);
+	vec16 v = vdupq_n_u8((u8)c);
 
 	if (n < 16) {
 		fm_set_lt16(d, fm_splat8(c), n);
@@ -220,10 +172,10 @@ void *set_asimd(void *dst, int c, size_t n)
 static FM_ALWAYS_INLINE void copy_page(u8 *d, const u8 *s, int nt)
 {
 	for (size_t i = 0; i < FM_PAGE_SIZE; i += 128) {
-		v16 a = ld(s + i), b = ld(s + i + 16), c = ld(s + i + 32);
-		v16 e = ld(s + i + 48), f = ld(s + i + 64);
-		v16 g = ld(s + i + 80), h = ld(s + i + 96);
-		v16 k = ld(s + i + 112);
+		vec16 a = ld(s + i), b = ld(s + i + 16), c = ld(s + i + 32);
+		vec16 e = ld(s + i + 48), f = ld(s + i + 64);
+		vec16 g = ld(s + i + 80), h = ld(s + i + 96);
+		vec16 k = ld(s + i + 112);
 
 		store64(d + i, a, b, c, e, nt);
 		store64(d + i + 64, f, g, h, k, nt);
@@ -244,7 +196,7 @@ void copy_page_asimd_nt(void *dst, const void *src)
 void clear_pages_asimd(void *page, size_t npages)
 {
 	u8 *p = page, *end = p + npages * FM_PAGE_SIZE;
-	v16 z = vdupq_n_u8(0);
+	vec16 z = vdupq_n_u8(0);
 
 	for (; p < end; p += 128) {
 		store64(p, z, z, z, z, 0);

@@ -15,12 +15,18 @@
  *    the zva variants.
  *  - The data cache line comes from CTR_EL0.DminLine (readable at EL0 on
  *    Linux).  The kernel passes no cache sizes in the auxiliary vector on
- *    arm64, so the thresholds use their default (fastmem-info says so).
+ *    arm64, so the thresholds are the defaults for a 1 MiB L2
+ *    (FM_ASSUMED_L2; fastmem-info says "L2 unknown" and "cache sizes
+ *    unknown"), to be set by FASTMEM_NT_THRESHOLD or fastmem-bench
+ *    calibrate.  /sys/devices/system/cpu/cpu0/cache is not read for them:
+ *    under qemu-user it is the host's (an aarch64 program under
+ *    qemu-aarch64 on the x86 CI machine read its 2048K L2), cpu0 need not
+ *    be the kind of core the process runs on (big.LITTLE), and containers
+ *    may hide /sys.
  */
 #include "aarch64.h"
-#include "sys.h"
+#include "detect.h"
 
-#define AT_NULL_ 0
 #define AT_HWCAP_ 16
 #define AT_HWCAP2_ 26
 
@@ -56,40 +62,6 @@ struct a64_info {
 	int auxv; /* /proc/self/auxv was read */
 	int hwcap_from_resolver;
 };
-
-static void read_auxv(struct a64_info *in)
-{
-	uint64_t buf[64];
-	size_t have = 0;
-	long r;
-	int fd = fm_open("/proc/self/auxv");
-
-	if (fd < 0)
-		return;
-	while ((r = fm_read(fd, (u8 *)buf + have, sizeof(buf) - have)) > 0) {
-		size_t i, pairs;
-
-		have += (size_t)r;
-		pairs = have / 16;
-		for (i = 0; i < pairs; i++) {
-			uint64_t type = buf[2 * i], val = buf[2 * i + 1];
-
-			if (type == AT_NULL_)
-				goto done;
-			if (type == AT_HWCAP_)
-				in->hwcap = val;
-			else if (type == AT_HWCAP2_)
-				in->hwcap2 = val;
-		}
-		/* keep a partial pair for the next read */
-		for (i = 0; i < have - pairs * 16; i++)
-			((u8 *)buf)[i] = ((u8 *)buf)[pairs * 16 + i];
-		have -= pairs * 16;
-	}
-done:
-	in->auxv = r >= 0;
-	fm_close(fd);
-}
 
 /*
  * How many bytes one DC ZVA zeroes, given the block size DCZID_EL0 reports:
@@ -140,14 +112,17 @@ static void probe_zva(struct a64_info *in)
 
 static void detect(struct a64_info *in)
 {
+	uint64_t auxv[FM_AUXV_TYPES];
 	uint32_t f = 0;
 	uint64_t ctr;
 
 	/* field by field: a struct assignment can become a memset call */
-	in->hwcap = in->hwcap2 = in->dczid = 0;
+	in->dczid = 0;
 	in->zva_reported = in->zva_probe = in->zva = 0;
-	in->auxv = in->hwcap_from_resolver = 0;
-	read_auxv(in);
+	in->hwcap_from_resolver = 0;
+	in->auxv = fm_auxv_read(auxv);
+	in->hwcap = auxv[AT_HWCAP_];
+	in->hwcap2 = auxv[AT_HWCAP2_];
 	if (!in->auxv &&
 	    __atomic_load_n(&resolver_hwcap_given, __ATOMIC_ACQUIRE)) {
 		in->hwcap = __atomic_load_n(&resolver_hwcap, __ATOMIC_RELAXED);
@@ -163,31 +138,13 @@ static void detect(struct a64_info *in)
 	in->features = f;
 }
 
-/*
- * Detection runs once; the first caller fills the shared copy and publishes
- * it, and anyone arriving meanwhile (another thread, a signal handler)
- * detects into a private copy instead of waiting.  0 none, 1 filling,
- * 2 ready.
- */
-static struct a64_info shared;
-static int shared_state;
-
-static const struct a64_info *info(struct a64_info *scratch)
+/* the variants read the verified block size themselves */
+static void publish_zva(const struct a64_info *in)
 {
-	int expect = 0;
-
-	if (__atomic_load_n(&shared_state, __ATOMIC_ACQUIRE) == 2)
-		return &shared;
-	if (!__atomic_compare_exchange_n(&shared_state, &expect, 1, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		detect(scratch);
-		return scratch;
-	}
-	detect(&shared);
-	__atomic_store_n(&fm_aarch64_zva_bytes, shared.zva, __ATOMIC_RELAXED);
-	__atomic_store_n(&shared_state, 2, __ATOMIC_RELEASE);
-	return &shared;
+	__atomic_store_n(&fm_aarch64_zva_bytes, in->zva, __ATOMIC_RELAXED);
 }
+
+FM_DETECT_ONCE(info, struct a64_info, detect, publish_zva)
 
 uint32_t fm_arch_features(void)
 {
@@ -209,59 +166,29 @@ void fm_arch_cache_info(struct fm_cache_info *ci)
 
 /* --- notes (call time only) ----------------------------------------------- */
 
-struct text {
-	char *buf;
-	size_t len, size;
-};
-
-static void put(struct text *t, const char *s)
+static void put_zva(struct fm_text *t, const struct a64_info *in)
 {
-	while (*s && t->len + 1 < t->size)
-		t->buf[t->len++] = *s++;
-	t->buf[t->len] = 0;
-}
-
-static void put_num(struct text *t, uint64_t v, int hex)
-{
-	char tmp[24];
-	int i = 0;
-	unsigned base = hex ? 16 : 10;
-
-	if (hex)
-		put(t, "0x");
-	do {
-		tmp[i++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	while (i--) {
-		char c[2] = { tmp[i], 0 };
-		put(t, c);
-	}
-}
-
-static void put_zva(struct text *t, const struct a64_info *in)
-{
-	put(t, "DC ZVA: DCZID_EL0 ");
-	put_num(t, in->dczid, 1);
+	fm_text_put(t, "DC ZVA: DCZID_EL0 ");
+	fm_text_put_num(t, in->dczid, 1);
 	if (in->dczid & DCZID_DZP) {
-		put(t, " prohibits it: zva variants disabled");
+		fm_text_put(t, " prohibits it: zva variants disabled");
 		return;
 	}
-	put(t, " says ");
-	put_num(t, in->zva_reported, 0);
-	put(t, "-byte blocks");
+	fm_text_put(t, " says ");
+	fm_text_put_num(t, in->zva_reported, 0);
+	fm_text_put(t, "-byte blocks");
 	if (in->zva) {
-		put(t, ", the probe zeroed ");
-		put_num(t, in->zva_probe, 0);
-		put(t, ": zva variants enabled");
+		fm_text_put(t, ", the probe zeroed ");
+		fm_text_put_num(t, in->zva_probe, 0);
+		fm_text_put(t, ": zva variants enabled");
 	} else if (in->zva_reported > FM_ZVA_MAX || in->zva_reported < 16) {
-		put(t, ", outside the 16-");
-		put_num(t, FM_ZVA_MAX, 0);
-		put(t, " bytes handled: zva variants disabled");
+		fm_text_put(t, ", outside the 16-");
+		fm_text_put_num(t, FM_ZVA_MAX, 0);
+		fm_text_put(t, " bytes handled: zva variants disabled");
 	} else {
-		put(t, " but the probe zeroed ");
-		put_num(t, in->zva_probe, 0);
-		put(t, ": zva variants disabled");
+		fm_text_put(t, " but the probe zeroed ");
+		fm_text_put_num(t, in->zva_probe, 0);
+		fm_text_put(t, ": zva variants disabled");
 	}
 }
 
@@ -275,30 +202,29 @@ const char *fm_arch_notes(void)
 {
 	struct a64_info scratch;
 	const struct a64_info *in = info(&scratch);
-	struct text t;
+	struct fm_text t;
 
-	t.buf = notes;
-	t.len = 0;
-	t.size = sizeof(notes);
+	fm_text_init(&t, notes, sizeof(notes));
 	put_zva(&t, in);
 	if (in->features & BIT(sve)) {
-		put(&t, "; SVE ");
-		put_num(&t, 8 * (uint64_t)fm_sve_bytes(), 0);
-		put(&t, "-bit vectors");
+		fm_text_put(&t, "; SVE ");
+		fm_text_put_num(&t, 8 * (uint64_t)fm_sve_bytes(), 0);
+		fm_text_put(&t, "-bit vectors");
 	} else {
-		put(&t, "; no SVE");
+		fm_text_put(&t, "; no SVE");
 	}
 	if (in->auxv || in->hwcap_from_resolver) {
-		put(&t, in->auxv ? "; hwcap " : "; hwcap (from the resolver) ");
-		put_num(&t, in->hwcap, 1);
+		fm_text_put(&t, in->auxv ? "; hwcap "
+					 : "; hwcap (from the resolver) ");
+		fm_text_put_num(&t, in->hwcap, 1);
 		if (in->hwcap2) {
-			put(&t, ", hwcap2 ");
-			put_num(&t, in->hwcap2, 1);
+			fm_text_put(&t, ", hwcap2 ");
+			fm_text_put_num(&t, in->hwcap2, 1);
 		}
 	} else {
-		put(&t, "; hwcap unknown (no /proc/self/auxv)");
+		fm_text_put(&t, "; hwcap unknown (no /proc/self/auxv)");
 	}
 	/* no residency probe here: streaming is decided by size alone */
-	put(&t, "; probe: none on this architecture (sizes decide)");
+	fm_text_put(&t, "; probe: none on this architecture (sizes decide)");
 	return notes;
 }

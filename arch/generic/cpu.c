@@ -17,3 +17,12 @@ const char *fm_arch_notes(void)
 	/* no residency probe here: streaming is decided by size alone */
 	return "probe: none on this architecture (sizes decide)";
 }
+
+#if defined(__aarch64__)
+/* lib/fastmem.c hands every aarch64 resolver's hwcap word here; the
+ * portable build (configure --disable-arch-variants) has no use for it. */
+void fm_arch_resolver_hwcap(uint64_t hwcap)
+{
+	(void)hwcap;
+}
+#endif

@@ -21,10 +21,9 @@
  *    line; glibc's memset trusts AT_DCACHEBSIZE there and leaves 3/4 of a
  *    buffer unzeroed.
  */
+#include "detect.h"
 #include "ppc.h"
-#include "sys.h"
 
-#define AT_NULL_ 0
 #define AT_PLATFORM_ 15
 #define AT_HWCAP_ 16
 #define AT_DCACHEBSIZE_ 19
@@ -71,52 +70,6 @@ static void copy_platform(struct ppc_info *in, uint64_t val)
 	in->platform[k] = 0;
 }
 
-static void read_auxv(struct ppc_info *in)
-{
-	uint64_t buf[64];
-	size_t have = 0;
-	long r;
-	int fd = fm_open("/proc/self/auxv");
-
-	if (fd < 0)
-		return;
-	while ((r = fm_read(fd, (u8 *)buf + have, sizeof(buf) - have)) > 0) {
-		size_t i, pairs;
-
-		have += (size_t)r;
-		pairs = have / 16;
-		for (i = 0; i < pairs; i++) {
-			uint64_t type = buf[2 * i], val = buf[2 * i + 1];
-
-			/* no jump table here (-fno-jump-tables, ppc.am): its
-			 * address would come from the TOC, relocated data */
-			if (type == AT_NULL_)
-				goto done;
-			if (type == AT_HWCAP_)
-				in->hwcap = val;
-			else if (type == AT_HWCAP2_)
-				in->hwcap2 = val;
-			else if (type == AT_DCACHEBSIZE_)
-				in->dline = val;
-			else if (type == AT_L1D_CACHESIZE_)
-				in->l1d = val;
-			else if (type == AT_L2_CACHESIZE_)
-				in->l2 = val;
-			else if (type == AT_L3_CACHESIZE_)
-				in->l3 = val;
-			else if (type == AT_PLATFORM_)
-				copy_platform(in, val);
-		}
-		/* keep a partial pair for the next read */
-		for (i = 0; i < have - pairs * 16; i++)
-			((u8 *)buf)[i] = ((u8 *)buf)[pairs * 16 + i];
-		have -= pairs * 16;
-	}
-done:
-	in->auxv = r >= 0;
-	fm_close(fd);
-}
-
 /*
  * How many bytes one dcbz clears: the scratch area is 256-byte aligned, 512
  * bytes of 0xff, with room to spare on both sides on the stack; dcbz at its
@@ -151,15 +104,20 @@ static int sane_dcbz(unsigned size)
 
 static void detect(struct ppc_info *in)
 {
+	uint64_t auxv[FM_AUXV_TYPES];
 	uint32_t f = 0;
 
 	/* field by field: a struct assignment can become a memset call */
-	in->hwcap = in->hwcap2 = in->dline = 0;
-	in->l1d = in->l2 = in->l3 = 0;
 	in->probe = in->dcbz = 0;
-	in->auxv = in->model_970 = in->model_cell = 0;
-	in->platform[0] = 0;
-	read_auxv(in);
+	in->model_970 = in->model_cell = 0;
+	in->auxv = fm_auxv_read(auxv);
+	in->hwcap = auxv[AT_HWCAP_];
+	in->hwcap2 = auxv[AT_HWCAP2_];
+	in->dline = auxv[AT_DCACHEBSIZE_];
+	in->l1d = auxv[AT_L1D_CACHESIZE_];
+	in->l2 = auxv[AT_L2_CACHESIZE_];
+	in->l3 = auxv[AT_L3_CACHESIZE_];
+	copy_platform(in, auxv[AT_PLATFORM_]);
 	if (in->auxv ? (in->hwcap & PPC_FEATURE_HAS_ALTIVEC)
 		     : __builtin_cpu_supports("altivec"))
 		f |= BIT(altivec);
@@ -185,31 +143,13 @@ static void detect(struct ppc_info *in)
 	in->features = f;
 }
 
-/*
- * Detection runs once; the first caller fills the shared copy and publishes
- * it, and anyone arriving meanwhile (another thread, a signal handler)
- * detects into a private copy instead of waiting.  0 none, 1 filling,
- * 2 ready.
- */
-static struct ppc_info shared;
-static int shared_state;
-
-static const struct ppc_info *info(struct ppc_info *scratch)
+/* the variants read the verified dcbz size themselves */
+static void publish_dcbz(const struct ppc_info *in)
 {
-	int expect = 0;
-
-	if (__atomic_load_n(&shared_state, __ATOMIC_ACQUIRE) == 2)
-		return &shared;
-	if (!__atomic_compare_exchange_n(&shared_state, &expect, 1, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		detect(scratch);
-		return scratch;
-	}
-	detect(&shared);
-	__atomic_store_n(&fm_ppc_dcbz_bytes, shared.dcbz, __ATOMIC_RELAXED);
-	__atomic_store_n(&shared_state, 2, __ATOMIC_RELEASE);
-	return &shared;
+	__atomic_store_n(&fm_ppc_dcbz_bytes, in->dcbz, __ATOMIC_RELAXED);
 }
+
+FM_DETECT_ONCE(info, struct ppc_info, detect, publish_dcbz)
 
 uint32_t fm_arch_features(void)
 {
@@ -245,36 +185,6 @@ void fm_arch_cache_info(struct fm_cache_info *ci)
 
 /* --- notes -------------------------------------------------------------- */
 
-struct text {
-	char *buf;
-	size_t len, size;
-};
-
-static void put(struct text *t, const char *s)
-{
-	while (*s && t->len + 1 < t->size)
-		t->buf[t->len++] = *s++;
-	t->buf[t->len] = 0;
-}
-
-static void put_num(struct text *t, uint64_t v, int hex)
-{
-	char tmp[24];
-	int i = 0;
-	unsigned base = hex ? 16 : 10;
-
-	if (hex)
-		put(t, "0x");
-	do {
-		tmp[i++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	while (i--) {
-		char c[2] = { tmp[i], 0 };
-		put(t, c);
-	}
-}
-
 static char notes[320];
 
 /*
@@ -285,45 +195,47 @@ const char *fm_arch_notes(void)
 {
 	struct ppc_info scratch;
 	const struct ppc_info *in = info(&scratch);
-	struct text t;
+	struct fm_text t;
 
-	t.buf = notes;
-	t.len = 0;
-	t.size = sizeof(notes);
+	fm_text_init(&t, notes, sizeof(notes));
 
 	if (!in->probe) {
-		put(&t, "dcbz probe inconclusive");
+		fm_text_put(&t, "dcbz probe inconclusive");
 	} else {
-		put(&t, "dcbz clears ");
-		put_num(&t, in->probe, 0);
-		put(&t, " bytes");
+		fm_text_put(&t, "dcbz clears ");
+		fm_text_put_num(&t, in->probe, 0);
+		fm_text_put(&t, " bytes");
 	}
 	if (in->dcbz) {
-		put(&t, " = cache line: dcbz variants enabled");
+		fm_text_put(&t, " = cache line: dcbz variants enabled");
 	} else if (in->probe && in->probe == in->dline) {
-		put(&t, " = cache line, but the variants need a power of two"
+		fm_text_put(
+			&t,
+			" = cache line, but the variants need a power of two"
 			" from 16 to 128: dcbz variants disabled");
 	} else if (!in->dline) {
-		put(&t, in->auxv ? " but AT_DCACHEBSIZE is not given"
-				 : " but /proc/self/auxv is unreadable");
-		put(&t, ": dcbz variants disabled");
+		fm_text_put(&t, in->auxv
+					? " but AT_DCACHEBSIZE is not given"
+					: " but /proc/self/auxv is unreadable");
+		fm_text_put(&t, ": dcbz variants disabled");
 	} else {
-		put(&t,
-		    in->probe ? " but the cache line is " : ", cache line ");
-		put_num(&t, in->dline, 0);
-		put(&t, ": dcbz variants disabled");
+		fm_text_put(&t, in->probe ? " but the cache line is "
+					  : ", cache line ");
+		fm_text_put_num(&t, in->dline, 0);
+		fm_text_put(&t, ": dcbz variants disabled");
 	}
-	put(&t, "; platform ");
-	put(&t, in->platform[0] ? in->platform : "unknown (no AT_PLATFORM)");
+	fm_text_put(&t, "; platform ");
+	fm_text_put(&t, in->platform[0] ? in->platform
+					: "unknown (no AT_PLATFORM)");
 	if (in->auxv) {
-		put(&t, "; hwcap ");
-		put_num(&t, in->hwcap, 1);
+		fm_text_put(&t, "; hwcap ");
+		fm_text_put_num(&t, in->hwcap, 1);
 		if (in->hwcap2) {
-			put(&t, ", hwcap2 ");
-			put_num(&t, in->hwcap2, 1);
+			fm_text_put(&t, ", hwcap2 ");
+			fm_text_put_num(&t, in->hwcap2, 1);
 		}
 	}
 	/* no residency probe here: streaming is decided by size alone */
-	put(&t, "; probe: none on this architecture (sizes decide)");
+	fm_text_put(&t, "; probe: none on this architecture (sizes decide)");
 	return notes;
 }
