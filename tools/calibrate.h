@@ -55,7 +55,7 @@ struct decision {
 	char value[40]; /* as written: "16M", "never", "avx2_auto", "2" */
 	int measured;	/* there is a value to consider */
 	int write;	/* measured beyond noise: written */
-	char why[600];	/* the evidence, or why it is not written */
+	char why[1500]; /* the evidence, or why it is not written */
 };
 
 /* Add a decision (its keys NULL-terminated or full); returns it. */
