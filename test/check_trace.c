@@ -435,6 +435,21 @@ static char *read_all(const char *path)
 	return buf;
 }
 
+/* Run child with FASTMEM_TRACE=<a fresh directory label>/t.%p; its one
+ * trace file's text. */
+static const char *traced_once(struct result *r, const char *label,
+			       const char *child)
+{
+	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
+
+	fresh_dir(dir, sizeof(dir), label);
+	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
+	run(r, child, pat);
+	ck_assert_msg(list(dir, names, 2) == 1, "%s: not one trace file",
+		      label);
+	return read_all(names[0]);
+}
+
 /* The number on the line "key COUNT" of the trace (0 if no such line; a
  * line that is there twice fails). */
 static unsigned long long value(const char *text, const char *key)
@@ -600,15 +615,9 @@ END_TEST
  * and size, and a parallel call once, whole (not its chunks). */
 START_TEST(hint_and_parallel_calls_counted)
 {
-	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
 	struct result r;
-	const char *t;
+	const char *t = traced_once(&r, "hints", "hints");
 
-	fresh_dir(dir, sizeof(dir), "hints");
-	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
-	run(&r, "hints", pat);
-	ck_assert_int_eq(list(dir, names, 2), 1);
-	t = read_all(names[0]);
 	EQ(t, "memcpy 200", 3);
 	EQ(t, "memcpy 300", 2);
 	EQ(t, "memcpy 65536-131071", 2);
@@ -656,14 +665,10 @@ END_TEST
 
 START_TEST(threads_lose_no_count)
 {
-	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX], key[32];
+	char key[32];
 	struct result r;
+	const char *t = traced_once(&r, "threads", "threads");
 
-	fresh_dir(dir, sizeof(dir), "threads");
-	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
-	run(&r, "threads", pat);
-	ck_assert_int_eq(list(dir, names, 2), 1);
-	const char *t = read_all(names[0]);
 	for (int i = 0; i < 4; i++) {
 		snprintf(key, sizeof(key), "memcpy %d", 40 + i);
 		EQ(t, key, THREAD_CALLS);
@@ -675,17 +680,12 @@ END_TEST
 
 START_TEST(signal_handler_calls_counted)
 {
-	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
 	struct result r;
 	long loops = -1, handled = -1;
+	const char *t = traced_once(&r, "signal", "signal");
 
-	fresh_dir(dir, sizeof(dir), "signal");
-	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
-	run(&r, "signal", pat);
 	ck_assert_int_eq(sscanf(r.out, "%ld %ld", &loops, &handled), 2);
 	ck_assert_msg(handled > 0, "no signal arrived (%ld loops)", loops);
-	ck_assert_int_eq(list(dir, names, 2), 1);
-	const char *t = read_all(names[0]);
 	EQ(t, "memcpy 17", (unsigned long long)loops);
 	EQ(t, "memcpy 33", (unsigned long long)handled);
 }
@@ -695,18 +695,13 @@ END_TEST
  * counter: nothing lost. */
 START_TEST(signal_handler_same_counter)
 {
-	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
 	struct result r;
 	long loops = -1, handled = -1;
+	const char *t = traced_once(&r, "signal_same", "signal_same");
 
-	fresh_dir(dir, sizeof(dir), "signal_same");
-	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
-	run(&r, "signal_same", pat);
 	ck_assert_int_eq(sscanf(r.out, "%ld %ld", &loops, &handled), 2);
 	ck_assert_msg(handled > 0, "no signal arrived (%ld loops)", loops);
-	ck_assert_int_eq(list(dir, names, 2), 1);
-	EQ(read_all(names[0]), "memcpy 17",
-	   (unsigned long long)(loops + handled));
+	EQ(t, "memcpy 17", (unsigned long long)(loops + handled));
 }
 END_TEST
 
@@ -714,15 +709,11 @@ END_TEST
  * as many again (they take the shards of the threads that exited). */
 START_TEST(more_threads_than_shards)
 {
-	char dir[PATH_MAX], pat[PATH_MAX + 16], names[2][PATH_MAX];
 	struct result r;
+	const char *t = traced_once(&r, "many", "many_threads");
 
-	fresh_dir(dir, sizeof(dir), "many");
-	snprintf(pat, sizeof(pat), "%s/t.%%p", dir);
-	run(&r, "many_threads", pat);
-	ck_assert_int_eq(list(dir, names, 2), 1);
-	EQ(read_all(names[0]), "memcpy 50", 160000);
-	EQ(read_all(names[0]), "calls memcpy", 160000);
+	EQ(t, "memcpy 50", 160000);
+	EQ(t, "calls memcpy", 160000);
 }
 END_TEST
 
