@@ -368,6 +368,59 @@ START_TEST(probe_calibration)
 }
 END_TEST
 
+/*
+ * A destination the policy streamed and finds cold again gets ordinary
+ * stores once; cold after that too, it streams from then on; found cached,
+ * it is forgotten.  A source the policy streamed into counts as well.  The
+ * probe's verdict is forced with its limits: a cold limit of 0 makes any
+ * data cold, one of UINT32_MAX any data cached.
+ */
+START_TEST(streamed_destination_retried)
+{
+	enum { REGION = 8192, REGIONS = 13 };
+	static unsigned char buf[REGIONS][REGION];
+	struct fm_settings scratch;
+	struct fm_x86_tune t;
+	unsigned char *a = buf[0], *b = buf[1], *c = buf[2];
+
+	if (fm_settings_get(&scratch)->tsc_disabled)
+		return; /* the probe would read the time stamp counter */
+	memset(&t, 0, sizeof(t));
+	for (int op = 0; op < FM_X_OPS; op++) {
+		t.stream_min[op] = 4096;
+		t.size_min[op] = SIZE_MAX;
+	}
+	t.probe = 1;
+	t.probe_fault = UINT32_MAX;
+	t.probe_limit = 0;
+	/* a set: streams, then is retried, then streams for good */
+	ck_assert(fm_x86_stream(&t, FM_X_SET, a, NULL, REGION));
+	ck_assert(!fm_x86_stream(&t, FM_X_SET, a, NULL, REGION));
+	ck_assert(fm_x86_stream(&t, FM_X_SET, a, NULL, REGION));
+	ck_assert(fm_x86_stream(&t, FM_X_SET, a + 100, NULL, 4096));
+	/* a copy from a buffer streamed into, to one never seen: a retry */
+	ck_assert(fm_x86_stream(&t, FM_X_SET, b, NULL, REGION));
+	ck_assert(!fm_x86_stream(&t, FM_X_COPY, c, b, REGION));
+	ck_assert(fm_x86_stream(&t, FM_X_COPY, c, b, REGION));
+	/* cached: forgotten, so the next cold call starts over */
+	t.probe_limit = UINT32_MAX;
+	ck_assert(!fm_x86_stream(&t, FM_X_SET, a, NULL, REGION));
+	t.probe_limit = 0;
+	ck_assert(fm_x86_stream(&t, FM_X_MOVE, a, c + REGION, REGION));
+	ck_assert(!fm_x86_stream(&t, FM_X_MOVE, a, c + REGION, REGION));
+	/* below stream_min the probe is not asked and nothing is kept */
+	ck_assert(!fm_x86_stream(&t, FM_X_SET, buf[4], NULL, 4095));
+	ck_assert(fm_x86_stream(&t, FM_X_SET, buf[4], NULL, REGION));
+	/* the oldest of more destinations than are kept is forgotten: it
+	 * streams again where a kept one would be retried */
+	for (int i = 5; i < REGIONS; i++)
+		ck_assert(fm_x86_stream(&t, FM_X_SET, buf[i], NULL, REGION));
+	ck_assert(!fm_x86_stream(&t, FM_X_SET, buf[REGIONS - 1], NULL,
+				 REGION));
+	ck_assert(fm_x86_stream(&t, FM_X_SET, buf[4], NULL, REGION));
+}
+END_TEST
+
 /* rep movsb is avoided exactly where the destination is 1-63 bytes ahead
  * of the source modulo 4096, whatever the pages */
 START_TEST(rep_movsb_aliasing)
@@ -729,6 +782,7 @@ int main(void)
 	tcase_add_test(tc, unknown_cache_sizes);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);
 	tcase_add_test(tc, probe_calibration);
+	tcase_add_test(tc, streamed_destination_retried);
 	tcase_add_test(tc, rep_movsb_aliasing);
 	tcase_add_test(tc, rep_movsb_aliasing_policy);
 	tcase_add_test(tc, set_timed_decision);

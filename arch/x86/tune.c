@@ -230,15 +230,77 @@ int fm_x86_faulting(const struct fm_x86_tune *t, const void *p, size_t n)
 	return t->probe && fm_x86_faults(p, n, t->probe_fault);
 }
 
+/*
+ * The destinations this library streamed because the probe found them cold.
+ * The probe cannot tell data long unused from data it streamed itself, so a
+ * program that rewrites the same buffer in a loop had its destination found
+ * cold each time because the last call streamed it, where ordinary stores
+ * would have kept it cached: 10% slower over a whole python3 loop of 16 MiB
+ * copies on the Intel Xeon guest (docs/policy.md#a-loop-the-probe-feeds).
+ * So a buffer found cold that overlaps one of these is copied with ordinary
+ * stores once (a retry); if the probe then finds it cached, it stays so;
+ * if it is cold again, it did not fit, and it streams from then on.
+ * Relaxed atomics only, no lock: a race loses or repeats an entry, which
+ * changes how a call is stored, never what it stores.
+ */
+#define STREAMED_SLOTS 8
+
+static struct {
+	uintptr_t lo, hi; /* [lo, hi); hi == 0: a free slot */
+	int retried;
+} streamed[STREAMED_SLOTS];
+static unsigned streamed_next;
+
+static int streamed_slot(const void *p, size_t n)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + n;
+
+	for (int i = 0; i < STREAMED_SLOTS; i++)
+		if (lo < __atomic_load_n(&streamed[i].hi, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&streamed[i].lo, __ATOMIC_RELAXED) < hi)
+			return i;
+	return -1;
+}
+
+int fm_x86_streamed_again(const void *d, const void *s, size_t n, int cold)
+{
+	int i = streamed_slot(d, n);
+
+	if (i < 0 && s)
+		i = streamed_slot(s, n);
+	if (!cold) {
+		/* cached again: whatever streamed there is forgotten */
+		if (i >= 0)
+			__atomic_store_n(&streamed[i].hi, 0, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (i < 0) {
+		i = __atomic_fetch_add(&streamed_next, 1, __ATOMIC_RELAXED) %
+		    STREAMED_SLOTS;
+		__atomic_store_n(&streamed[i].retried, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&streamed[i].lo, (uintptr_t)d,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&streamed[i].hi, (uintptr_t)d + n,
+				 __ATOMIC_RELAXED);
+		return 1;
+	}
+	if (!__atomic_load_n(&streamed[i].retried, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&streamed[i].retried, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return 1;
+}
+
 int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 		  const void *s, size_t n)
 {
+	if (!t->probe || n < t->stream_min[op])
+		return fm_x86_stream_decide(t, op, n, 0);
 	/* a copy streams only if neither end is in use */
-	int cold = t->probe && n >= t->stream_min[op] &&
-		   (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
+	int cold = (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
 		   fm_x86_cold(d, n, t->probe_limit, t->probe_fault);
 
-	return fm_x86_stream_decide(t, op, n, cold);
+	return fm_x86_streamed_again(d, s, n, cold);
 }
 
 /* The per-arch hook behind fm_streams (lib/thresholds.c), below the
