@@ -2,7 +2,7 @@
 # Fresh Debian 12 -> every test suite of libfastmem:
 #   native      make check (-Werror), make distcheck
 #   sanitizers  make check built with -fsanitize=address,undefined
-#   clang       make check built with clang (-Werror)
+#   clang       the suites built with clang (-Werror), quick sizes
 #   valgrind    a reduced run under memcheck (valgrind hides AVX-512)
 #   tsan        the parallel calls' thread pool under ThreadSanitizer
 #   i686        -m32 build, whole suite under qemu-i386 (MMX variants)
@@ -96,8 +96,20 @@ stage_sanitizers() {
 			check_in build/asan TESTS="test/check_variants test/check_api test/check_env test/check_parallel"
 }
 
+# The suites, the object-code checks and the preload programs: what a
+# second compiler or configuration is checked with (not the benchmark
+# scripts, which time every subcommand for minutes: the native stage runs
+# them).
+second_build_tests="test/check_variants test/check_api test/check_env \
+	test/check_parallel test/check_trace test/check_hangs \
+	test/no-libc-calls.sh test/resolver-relocs.sh test/sizes.sh \
+	test/underlinked.sh test/small-threshold.sh test/info-pid.sh \
+	test/preload/programs.sh"
+
 stage_clang() {
-	configure build/clang CC=clang && FMTEST_QUICK=1 check_in build/clang
+	configure build/clang CC=clang &&
+		FMTEST_QUICK=1 check_in build/clang \
+			TESTS="$second_build_tests test/check_policy"
 }
 
 stage_valgrind() {
@@ -128,18 +140,11 @@ stage_tsan() {
 
 # What a CPU with no arch/ directory gets (lib/generic.c, arch/generic/
 # cpu.c), built here with configure --disable-arch-variants and tested at
-# quick sizes: the suites, the object-code checks and the preload programs;
-# not the benchmark scripts, which time every subcommand for minutes (the
-# native stage runs them, generic rows included).
+# quick sizes (the native stage runs the benchmark scripts, generic rows
+# included).
 stage_generic() {
 	configure build/generic --disable-arch-variants &&
-		FMTEST_QUICK=1 check_in build/generic \
-			TESTS="test/check_variants test/check_api test/check_env \
-				test/check_parallel test/check_trace \
-				test/check_hangs test/no-libc-calls.sh \
-				test/resolver-relocs.sh test/sizes.sh \
-				test/underlinked.sh test/small-threshold.sh \
-				test/info-pid.sh test/preload/programs.sh"
+		FMTEST_QUICK=1 check_in build/generic TESTS="$second_build_tests"
 }
 
 stage_i686() {
@@ -149,12 +154,12 @@ stage_i686() {
 		FMTEST_QUICK=1 check_in build/i686
 }
 
-stage_ppc64() {
-	bash test/cross/run.sh ppc64 "$top/build/ppc64"
-}
-
 # Full test sizes on the first CPU model, quick ones on the others: each
 # full run costs 2-3 minutes of emulation, and the stages stay near 4.
+stage_ppc64() {
+	CROSS_QUICK_AFTER=1 bash test/cross/run.sh ppc64 "$top/build/ppc64"
+}
+
 stage_ppc64le() {
 	CROSS_QUICK_AFTER=1 bash test/cross/run.sh ppc64le "$top/build/ppc64le"
 }

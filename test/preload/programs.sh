@@ -20,8 +20,10 @@
 #   top_srcdir              the source tree (test/preload/early*.c); default
 #                           two directories above this script
 #   TMPDIR                  where temporary files go (default /tmp)
-#   FMTEST_DATA_MIB         size of the generated data file (default 100)
-#   FMTEST_STRESS_SECONDS   duration of each stress run (default 2)
+#   FMTEST_DATA_MIB         size of the generated data file (default 100,
+#                           64 with FMTEST_QUICK)
+#   FMTEST_STRESS_SECONDS   duration of each stress run (default 2, 1 with
+#                           FMTEST_QUICK)
 #   FMTEST_RUN_TIMEOUT      seconds before one run is killed (default 300)
 #   FMTEST_KEEP_TMP         if non-empty, keep the temporary directory
 #   FMTEST_CASES            if set, only run the cases whose names it lists
@@ -63,8 +65,15 @@ EARLY_SRC=${top_srcdir:-$(dirname "$0")/../..}/test/preload
 [[ -d $EARLY_SRC ]] && EARLY_SRC=$(cd "$EARLY_SRC" && pwd)
 export EARLY_SRC
 
-DATA_MIB=${FMTEST_DATA_MIB:-100}
-STRESS_SECONDS=${FMTEST_STRESS_SECONDS:-2}
+# FMTEST_QUICK (distcheck's second run, the generic and clang stages):
+# 64 MiB, the least the python3 case copies, and one second of stress
+if [[ -n ${FMTEST_QUICK:-} && ${FMTEST_QUICK:-} != 0 ]]; then
+	DATA_MIB=${FMTEST_DATA_MIB:-64}
+	STRESS_SECONDS=${FMTEST_STRESS_SECONDS:-1}
+else
+	DATA_MIB=${FMTEST_DATA_MIB:-100}
+	STRESS_SECONDS=${FMTEST_STRESS_SECONDS:-2}
+fi
 RUN_TIMEOUT=${FMTEST_RUN_TIMEOUT:-300}
 export DATA_MIB STRESS_SECONDS
 
