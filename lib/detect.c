@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The auxiliary vector reader and the notes writer of arch/aarch64 and
+ * The auxiliary vector reader, and the notes writer of arch/aarch64 and
  * arch/ppc (lib/detect.h).  Built with the library's RESOLVER_CFLAGS: no
  * jump tables, no vectoriser, never instrumented.
  */
@@ -13,7 +13,9 @@ typedef unsigned char u8;
 
 int fm_auxv_read(uint64_t val[FM_AUXV_TYPES])
 {
-	uint64_t buf[64];
+	/* entries of two words: 32-bit ones on i686 and 32-bit PowerPC */
+	unsigned long buf[64];
+	const size_t entry = 2 * sizeof(buf[0]);
 	size_t have = 0;
 	long r;
 	int fd;
@@ -28,23 +30,25 @@ int fm_auxv_read(uint64_t val[FM_AUXV_TYPES])
 		size_t i, pairs;
 
 		have += (size_t)r;
-		pairs = have / 16;
+		pairs = have / entry;
 		for (i = 0; i < pairs; i++) {
-			uint64_t type = buf[2 * i];
+			unsigned long type = buf[2 * i];
 
-			if (type == AT_NULL_)
-				goto done;
+			if (type == AT_NULL_) {
+				fm_close(fd);
+				return 1;
+			}
 			if (type < FM_AUXV_TYPES)
 				val[type] = buf[2 * i + 1];
 		}
 		/* keep a partial pair for the next read */
-		for (i = 0; i < have - pairs * 16; i++)
-			((u8 *)buf)[i] = ((u8 *)buf)[pairs * 16 + i];
-		have -= pairs * 16;
+		for (i = 0; i < have - pairs * entry; i++)
+			((u8 *)buf)[i] = ((u8 *)buf)[pairs * entry + i];
+		have -= pairs * entry;
 	}
-done:
+	/* an error, or the end of the file before AT_NULL */
 	fm_close(fd);
-	return r >= 0;
+	return 0;
 }
 
 void fm_text_init(struct fm_text *t, char *buf, size_t size)

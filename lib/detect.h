@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the CPU detection of the architectures that learn about their CPU
- * from the auxiliary vector (arch/aarch64, arch/ppc) has in common: reading
- * that vector, running detection once for every caller, and writing the
- * notes fastmem-info shows.  Everything here is hidden.
+ * Reading the auxiliary vector (every arch: the settings' secure mode, the
+ * CPU detection of arch/aarch64 and arch/ppc), and what those two
+ * detections have in common besides: running once for every caller, and
+ * writing the notes fastmem-info shows.  Everything here is hidden.
  */
 #ifndef FASTMEM_DETECT_H
 #define FASTMEM_DETECT_H
@@ -11,15 +11,17 @@
 #include "internal.h"
 
 /*
- * The auxiliary vector's entries by type (AT_HWCAP is 16, AT_HWCAP2 26,
- * the cache sizes 40-47): types from this on are not kept.
+ * The auxiliary vector's entries by type (AT_HWCAP is 16, AT_SECURE 23,
+ * AT_HWCAP2 26, the cache sizes 40-47): types from this on are not kept.
  */
 #define FM_AUXV_TYPES 48
+#define FM_AT_SECURE 23
 
 /*
  * Read /proc/self/auxv through raw system calls into val[type]; a type the
- * kernel does not give stays 0.  Returns whether the file was read (if not,
- * every value is 0).  RESOLVER-SAFE: no libc, no relocated pointer.
+ * kernel does not give stays 0.  Returns whether the file was read to its
+ * end (if not, what was read is kept).  RESOLVER-SAFE: no libc, no
+ * relocated pointer.
  */
 FM_HIDDEN int fm_auxv_read(uint64_t val[FM_AUXV_TYPES]);
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "detect.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -223,46 +224,20 @@ static int append(char *dst, size_t size, const char *a, const char *b)
 	return 1;
 }
 
-#define FM_AT_NULL 0
-#define FM_AT_SECURE 23
-
 /*
  * Secure-execution mode, as the kernel decided it for this exec: AT_SECURE
  * from /proc/self/auxv (the resolvers may not call getauxval), or real and
- * effective ids that differ.  If the auxiliary vector cannot be read at all
- * the answer is yes: without /proc the environment cannot be read either,
- * so nothing is lost, and a privileged process is never guessed otherwise.
+ * effective ids that differ.  If the auxiliary vector cannot be read to its
+ * end the answer is yes: without /proc the environment cannot be read
+ * either, so nothing is lost, and a privileged process is never guessed
+ * otherwise.
  */
 static int secure_mode(void)
 {
-	/* read straight into whole entries (type, value) */
-	unsigned long aux[CHUNK / sizeof(unsigned long)];
-	size_t have = 0, entry = 2 * sizeof(aux[0]);
-	long got;
-	int secure = 0, done = 0;
-	int fd = fm_open("/proc/self/auxv");
+	uint64_t aux[FM_AUXV_TYPES];
 
-	if (fd < 0)
-		return 1;
-	while (!done && (got = fm_read(fd, (char *)aux + have,
-				       sizeof(aux) - have)) > 0) {
-		size_t whole;
-
-		have += (size_t)got;
-		whole = have / entry;
-		for (size_t i = 0; i < whole && !done; i++) {
-			if (aux[2 * i] == FM_AT_SECURE)
-				secure = aux[2 * i + 1] != 0;
-			done = aux[2 * i] == FM_AT_NULL ||
-			       aux[2 * i] == FM_AT_SECURE;
-		}
-		/* a part of an entry, to complete from the next read */
-		for (size_t b = 0; b < have - whole * entry; b++)
-			((char *)aux)[b] = ((char *)aux)[whole * entry + b];
-		have -= whole * entry;
-	}
-	fm_close(fd);
-	return secure || fm_id(FM_SYS_GETUID) != fm_id(FM_SYS_GETEUID) ||
+	return !fm_auxv_read(aux) || aux[FM_AT_SECURE] != 0 ||
+	       fm_id(FM_SYS_GETUID) != fm_id(FM_SYS_GETEUID) ||
 	       fm_id(FM_SYS_GETGID) != fm_id(FM_SYS_GETEGID);
 }
 
