@@ -166,6 +166,9 @@ struct peer {
 extern struct peer peers[MAX_PEERS];
 extern int npeers;
 int peer_load(const char *arg, char *err, size_t len);
+/* replay's rows for op: libc, fm_*, each peer that has op, then the -v
+ * variants (fastmem-bench-replay-rows.c); returns the count. */
+int replay_series(enum fm_op op, struct series *out);
 
 /* The system routines, through volatile pointers (never inlined). */
 extern void *(*volatile sys_memcpy)(void *, const void *, size_t);
