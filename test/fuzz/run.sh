@@ -14,6 +14,7 @@ clang -g -O1 -std=gnu11 -Wall -Wextra -Werror \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I"$src/include" -I"$src/lib" -I"$src/arch" \
 	"$src/test/fuzz/fuzz_settings.c" "$src"/lib/settings*.c \
+	"$src/lib/detect.c" \
 	-o "$out/fuzz_settings"
 
 cd "$out"
