@@ -13,7 +13,7 @@ typedef unsigned char u8;
 
 int fm_auxv_read(uint64_t val[FM_AUXV_TYPES])
 {
-	/* entries of two words: 32-bit ones on i686 and 32-bit PowerPC */
+	/* entries of two machine words: 32-bit ones on i686 */
 	unsigned long buf[64];
 	const size_t entry = 2 * sizeof(buf[0]);
 	size_t have = 0;

@@ -10,7 +10,6 @@
 
 #include "bench.h"
 
-/* libc, fm_*, then the -v variants of op. */
 int replay_series(enum fm_op op, struct series *out)
 {
 	int n = series_for_op(op, out, 1, 1, 0);

@@ -262,7 +262,9 @@ static int streamed_slot(const void *p, size_t n)
 	return -1;
 }
 
-int fm_x86_streamed_again(const void *d, const void *s, size_t n, int cold)
+/* Whether to stream, given the probe's verdict on d and s (cold: nonzero)
+ * and what this library's own streaming left there. */
+static int streamed_again(const void *d, const void *s, size_t n, int cold)
 {
 	int i = streamed_slot(d, n);
 
@@ -300,7 +302,7 @@ int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 	int cold = (!s || fm_x86_cold(s, n, t->probe_limit, t->probe_fault)) &&
 		   fm_x86_cold(d, n, t->probe_limit, t->probe_fault);
 
-	return fm_x86_streamed_again(d, s, n, cold);
+	return streamed_again(d, s, n, cold);
 }
 
 /* The per-arch hook behind fm_streams (lib/thresholds.c), below the

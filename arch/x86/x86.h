@@ -169,11 +169,6 @@ FM_HIDDEN int fm_x86_faulting(const struct fm_x86_tune *t, const void *p,
  * s is NULL for sets.  Call time only. */
 FM_HIDDEN int fm_x86_stream(const struct fm_x86_tune *t, int op, const void *d,
 			    const void *s, size_t n);
-/* The probe's verdict (cold: nonzero) on d and s, as this library's own
- * streaming left them: a buffer it streamed and finds cold again gets one
- * copy with ordinary stores (tune.c).  Nonzero: stream. */
-FM_HIDDEN int fm_x86_streamed_again(const void *d, const void *s, size_t n,
-				    int cold);
 /* The same decision, given what the probe found (cold: nonzero). */
 FM_HIDDEN int fm_x86_stream_decide(const struct fm_x86_tune *t, int op,
 				   size_t n, int cold);
