@@ -49,7 +49,9 @@ show_failures() {
 	local dir=$1
 	for log in "$dir"/test/*.log "$dir"/test/*/*.log; do
 		[ -f "$log" ] || continue
-		if grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+		# a .trs says ":test-result: FAIL" (automake's parallel harness)
+		if grep -qE '^:test-result: (FAIL|ERROR|XPASS)' \
+			"${log%.log}.trs" 2>/dev/null; then
 			echo "----- $log"
 			tail -n 60 "$log"
 		fi
