@@ -237,6 +237,30 @@ static void check_set(const struct fm_variant *v, size_t n, size_t a, int c,
 		a, off);
 }
 
+/*
+ * Sets whose first bytes end, or whose last bytes start, within 320 bytes
+ * of a page boundary: the vector loops store those vectors differently
+ * where an unaligned one would straddle the page.
+ */
+static void set_page_straddles(const struct fm_variant *v)
+{
+	static const size_t sizes[] = { 520, 1000, 1029, 4096, 4159, 8192 };
+	size_t step = quick_mode() ? 5 : 1;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i], nmod = n % FM_PAGE_SIZE;
+
+		for (size_t o = 1; o <= 320; o += step) {
+			/* starts o bytes before a page boundary */
+			check_set(v, n, FM_PAGE_SIZE - o, (int)(o + i), 0);
+			/* ends o bytes after one */
+			check_set(v, n,
+				  (FM_PAGE_SIZE + o - nmod) % FM_PAGE_SIZE,
+				  (int)(o * 3 + i), 0);
+		}
+	}
+}
+
 START_TEST(memset_variant)
 {
 	static const int values[] = { 0, 0x5a, 0x80, 0xff, 0x1a5, -1 };
@@ -263,6 +287,7 @@ START_TEST(memset_variant)
 				if (large[k] + a <= dst_arena.size)
 					check_set(v, large[k], a, values[k % 6],
 						  back);
+	set_page_straddles(v);
 }
 END_TEST
 
