@@ -238,9 +238,9 @@ static void check_set(const struct fm_variant *v, size_t n, size_t a, int c,
 }
 
 /*
- * Sets whose first bytes end, or whose last bytes start, within 320 bytes
- * of a page boundary: the vector loops store those vectors differently
- * where an unaligned one would straddle the page.
+ * Sets that start, or end, within 320 bytes of a page boundary: the
+ * vector loops store their last vector differently where it would
+ * straddle the page (the starts cover the other end of the same loops).
  */
 static void set_page_straddles(const struct fm_variant *v)
 {

@@ -22,15 +22,22 @@ static inline void set_lt_vec(u8 *d, int c, size_t n)
 	fm_set_lt16(d, fm_splat8(c), n);
 }
 
+/* n < VEC bytes: one masked store where the family has them (no ladder of
+ * size branches, and no byte outside [d, d + n) touched) */
+static inline void set_part(u8 *d, int c, size_t n)
+{
+#ifdef VMASK_SET
+	VMASK_SET(d, c, n);
+#else
+	set_lt_vec(d, c, n);
+#endif
+}
+
 /* n <= 2 VEC; below VEC falls through, as in copy_le2 */
 static inline void set_le2(u8 *d, int c, size_t n)
 {
 	if (FM_LIKELY(n < VEC)) {
-#ifdef VMASK_SET
-		VMASK_SET(d, c, n);
-#else
-		set_lt_vec(d, c, n);
-#endif
+		set_part(d, c, n);
 		return;
 	}
 	vec_t v = VSPLAT(c);
@@ -104,16 +111,6 @@ static inline void stream_lines(u8 *p, u8 *end, vec_t v)
 static inline int crosses_page(const u8 *p, size_t k)
 {
 	return ((uintptr_t)p & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - k;
-}
-
-/* n < VEC bytes, within one page */
-static inline void set_part(u8 *d, int c, size_t n)
-{
-#ifdef VMASK_SET
-	VMASK_SET(d, c, n);
-#else
-	set_lt_vec(d, c, n);
-#endif
 }
 
 /*
