@@ -189,6 +189,35 @@ static void copy_overlaps(const struct fm_variant *v)
 	free(expect);
 }
 
+/*
+ * Copies whose destination starts, or ends, within 320 bytes of a page
+ * boundary, from sources at several offsets: the loops store their last
+ * vector differently where it would straddle the page and the buffers do
+ * not overlap (copy_overlaps has the overlapping ones).  The offsets put
+ * dst both less and more than 2 KiB ahead of src modulo 4 KiB, so both
+ * loop directions run.
+ */
+static void copy_page_straddles(const struct fm_variant *v)
+{
+	static const size_t sizes[] = { 520, 1000, 1029, 4096, 4159, 8192 };
+	static const size_t src_off[] = { 0, 7, 13, 64 };
+	size_t step = quick_mode() ? 5 : 1;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i], nmod = n % FM_PAGE_SIZE;
+
+		for (size_t o = 1; o <= 320; o += step) {
+			size_t sa = src_off[(o + i) % 4];
+
+			/* starts o bytes before a page boundary */
+			check_copy(v, n, sa, FM_PAGE_SIZE - o, 0);
+			/* ends o bytes after one */
+			check_copy(v, n, sa,
+				   (FM_PAGE_SIZE + o - nmod) % FM_PAGE_SIZE, 0);
+		}
+	}
+}
+
 static void run_copy(enum fm_op op, int i)
 {
 	const struct fm_variant *v = variant(op, i);
@@ -199,6 +228,7 @@ static void run_copy(enum fm_op op, int i)
 	}
 	copy_sizes(v);
 	copy_overlaps(v);
+	copy_page_straddles(v);
 }
 
 START_TEST(memcpy_variant)

@@ -107,12 +107,6 @@ static inline void stream_lines(u8 *p, u8 *end, vec_t v)
 		stream_line(p, v);
 }
 
-/* Whether the k bytes at p straddle a page boundary */
-static inline int crosses_page(const u8 *p, size_t k)
-{
-	return ((uintptr_t)p & (FM_PAGE_SIZE - 1)) > FM_PAGE_SIZE - k;
-}
-
 /*
  * n > 8 VEC.  The noinline helpers take the byte, not a vector: GCC leaves
  * out the vzeroupper at the end of a function that gets a vector argument.
@@ -120,7 +114,7 @@ static inline int crosses_page(const u8 *p, size_t k)
  * An unaligned vector that straddles a page boundary costs far more than
  * one that straddles a line: hot 4 and 8 KiB sets at page offset 13 ran
  * 0.85-0.90x glibc on the Intel Xeon guest, 1.13-1.34x at 3 and 6 KiB,
- * and 1.35-1.46x on the Zen 5 guest (1.75-1.81x with the split).  So
+ * and 1.32-1.46x on the Zen 5 guest (1.67-1.81x with the split).  So
  * where the last vector would straddle one, it is stored as an aligned
  * vector and the bytes past the boundary.  Only the last: checking the
  * first and the three before the last as well cost 7% on hot 1 KiB sets
