@@ -626,7 +626,11 @@ static int child_splitting_loses(int cpu0)
 	fflush(stdout);
 	if (pa.basis != FM_AUTO_MEASURED || pa.samples < 6)
 		return 44;
-	return pa.threads == 1 && pa.split_ratio < 1.02 ? 0 : 45;
+	/* the decision must follow the times (split from 1.02x on; the
+	 * ratio is rounded down to a thousandth) */
+	if (pa.threads == 1)
+		return pa.split_ratio < 1.021 ? 0 : 45;
+	return pa.split_ratio >= 1.019 ? 46 : 45;
 }
 
 START_TEST(automatic_count_chooses_one_thread_where_split_loses)
@@ -667,12 +671,16 @@ START_TEST(automatic_count_chooses_one_thread_where_split_loses)
 	for (int i = 0; i < CPU_SETSIZE && cpu0 < 0; i++)
 		if (CPU_ISSET(i, &set))
 			cpu0 = i;
-	/* Up to five fresh processes: on a machine loaded by others the
-	 * calls timed alone can run slower than the split ones, and the
-	 * library then rightly splits (all three of three did once, in the
-	 * clang stage of a fresh-clone CI run, 2026-12-03, and passed in ten
-	 * of ten reruns of the same build); a library that never times, or
-	 * never chooses one thread where splitting loses, fails all five. */
+	/* Up to five fresh processes.  The starved worker does not make
+	 * every machine's split calls lose: on a machine loaded by others the
+	 * calls timed alone can run slower (all three processes split once
+	 * in the clang stage of a CI run on the Intel guest, 2026-12-03), and
+	 * on the Zen 5 guest the clang build's split calls of 8 MiB ran
+	 * 1.25-1.40x the lone ones in five of five processes (the gcc build's
+	 * 0.85-0.97x).  There the library rightly splits: an attempt whose
+	 * split calls won passes on to the next, and five such attempts skip.
+	 * A decision that does not follow the times, or none, fails at once,
+	 * as does a library that never chooses one thread where it lost. */
 	for (int attempt = 0; attempt < 5; attempt++) {
 		pid = fork();
 		ck_assert(pid >= 0);
@@ -681,13 +689,20 @@ START_TEST(automatic_count_chooses_one_thread_where_split_loses)
 			_exit(child_splitting_loses(cpu0));
 		}
 		ck_assert(waitpid(pid, &status, 0) == pid);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 46)
 			break;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 46) {
+		fprintf(stderr, "automatic_count_chooses_one_thread: split "
+				"calls won in five processes here (each then "
+				"split, as it should); skipped\n");
+		return;
 	}
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "splitting made to lose: status %#x (exit 40: state "
 		      "not fresh, 41: no worker found or not starved, 43: "
-		      "wrong bytes, 44: not measured, 45: chose to split)",
+		      "wrong bytes, 44: not measured, 45: the decision did "
+		      "not follow the times)",
 		      status);
 }
 END_TEST
