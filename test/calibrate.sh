@@ -4,12 +4,15 @@
 # them, dropping those above the lines it replaces, creating the directory
 # when it uses the XDG default), --dry-run writes nothing, and a new
 # process (fastmem-info) then reports exactly the written thresholds with
-# source "config (PATH)".  A short cold-only run, so that streaming wins
-# somewhere and there is always something to write.  calibrate writes only
+# source "config (PATH)".  A short cold-only run.  calibrate writes only
 # what it measured beyond the cells' noise, and nothing with --quick: the
-# runs that must write take their cells as quiet
-# (FMTEST_BENCH_FORCE_SPREAD=0, a hook for tests), and section 0 checks
-# that a noisy measurement and --quick write nothing and say why.
+# runs take their cells as quiet (FMTEST_BENCH_FORCE_SPREAD=0, a hook for
+# tests), and section 0 checks that a noisy measurement and --quick write
+# nothing and say why.  Whether streaming wins on the machine that runs
+# the test is not the test's business (on a loaded host it may not, and
+# then there is nothing to write): the sections that must write take
+# streaming as 1.5x faster at every size (FMTEST_BENCH_FORCE_RATIO, the
+# other hook); sections 0 and 4 decide on what they measured.
 : "${top_builddir:?}"
 set -eu
 
@@ -83,6 +86,8 @@ if grep -q ' = [0-9a-z]*: not written' "$dir/quick.out"; then
 		fail "calibrate --quick: a measured key without the --quick reason"
 fi
 echo "calibrate.sh: noisy cells and --quick write nothing, and say why"
+# sections 1, 3 and 5 must write: their runs take streaming as the winner
+won=FMTEST_BENCH_FORCE_RATIO=1.5
 
 # 1. FASTMEM_CONFIG names an existing file with a line of the user's own
 # and two of an earlier calibration's, each under our comments: a threads
@@ -103,7 +108,8 @@ printf '# mine\nmemmove = generic\n%s\n%s\n%s\nnt_threshold.memmove = 13M\n' \
 	"$old_threads" "$old_thr" "$old_cold" >"$conf"
 cp "$conf" "$dir/before"
 # shellcheck disable=SC2086 # $short is a list of options
-FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run >"$dir/dry.out" 2>&1 ||
+env "$won" FASTMEM_CONFIG=$conf "$bench" calibrate $short --dry-run \
+	>"$dir/dry.out" 2>&1 ||
 	fail "calibrate --dry-run exited $?"
 cmp -s "$conf" "$dir/before" || fail "--dry-run changed $conf"
 if grep -q "^nothing to write" "$dir/dry.out" &&
@@ -113,9 +119,11 @@ if grep -q "^nothing to write" "$dir/dry.out" &&
 	exit 77
 fi
 grep -q "would write to $conf" "$dir/dry.out" || fail "--dry-run output"
+grep -q "FMTEST_BENCH_FORCE_RATIO" "$dir/dry.out" ||
+	fail "the forced ratio is not named: $(cat "$dir/dry.out")"
 
 # shellcheck disable=SC2086
-FASTMEM_CONFIG=$conf "$bench" calibrate $short >"$dir/out" ||
+env "$won" FASTMEM_CONFIG=$conf "$bench" calibrate $short >"$dir/out" ||
 	fail "calibrate exited $?"
 grep -q "^wrote $conf (from FASTMEM_CONFIG" "$dir/out" ||
 	fail "calibrate did not say it wrote $conf"
@@ -137,7 +145,7 @@ has_lines "$old_cold" "$conf" ||
 awk '/^# fastmem-bench calibrate, / && !/2000-01-01/ { mine = 1 }
 	mine && /^nt_threshold\./ { found = 1 }
 	END { exit !found }' "$conf" ||
-	fail "no threshold written (cold streaming never won?): $(cat "$dir/out")"
+	fail "no threshold written: $(cat "$dir/out")"
 
 # 2. a new process sees exactly what was written
 FASTMEM_CONFIG=$conf "$info" --json >"$dir/info.json"
@@ -170,8 +178,8 @@ EOF
 
 # 3. without FASTMEM_CONFIG: $XDG_CONFIG_HOME/fastmem/fastmem.conf, created
 # shellcheck disable=SC2086
-env -u FASTMEM_CONFIG XDG_CONFIG_HOME="$dir/xdg" "$bench" calibrate $short \
-	>"$dir/xdg.out" || fail "calibrate (XDG) exited $?"
+env -u FASTMEM_CONFIG "$won" XDG_CONFIG_HOME="$dir/xdg" "$bench" \
+	calibrate $short >"$dir/xdg.out" || fail "calibrate (XDG) exited $?"
 grep -q '^nt_threshold\.' "$dir/xdg/fastmem/fastmem.conf" ||
 	fail "nothing written to \$XDG_CONFIG_HOME/fastmem/fastmem.conf"
 env -u FASTMEM_CONFIG XDG_CONFIG_HOME="$dir/xdg" "$info" |
@@ -325,8 +333,8 @@ EOF4
 sys=$dir/etc/fastmem.conf
 if [ "$(id -u)" = 0 ]; then
 	# shellcheck disable=SC2086
-	(umask 002 && FASTMEM_CONFIG= FASTMEM_SYSTEM_CONFIG=$sys "$bench" \
-		calibrate $short --system >"$dir/sys.out") ||
+	(umask 002 && env "$won" FASTMEM_CONFIG= FASTMEM_SYSTEM_CONFIG=$sys \
+		"$bench" calibrate $short --system >"$dir/sys.out") ||
 		fail "calibrate --system exited $?"
 	grep -q "^wrote $sys (from --system" "$dir/sys.out" ||
 		fail "calibrate --system did not say it wrote $sys"

@@ -76,6 +76,9 @@ int beyond_noise(const struct table *t, int x, const char *who, char *why,
 /* The spread the decisions take for a cell: its own, or the one
  * FMTEST_BENCH_FORCE_SPREAD (a fraction, tests only) imposes. */
 double decision_spread(const struct cell *c);
+/* The ratio row 1 of a cell is decided on: the paired one, or the one
+ * FMTEST_BENCH_FORCE_RATIO (tests only) imposes. */
+double decision_ratio(const struct cell *c);
 /* the --quick refusal, as a decision's why */
 #define QUICK_WHY                                                              \
 	"--quick: a quick run's cells are too few to support a key (run "      \

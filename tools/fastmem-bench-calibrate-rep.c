@@ -98,7 +98,7 @@ static void rep_measure(struct repcal *r, char *src, char *dst)
 							  : verify_set;
 		}
 		measure_cell(jobs, 2, 0, UNIT_GBS, out, verified[i]);
-		out[1].ratio = out[1].pratio;
+		out[1].ratio = decision_ratio(&out[1]);
 		for (int k = 0; k < 2; k++)
 			*table_cell(t, k, i) = out[k];
 		progress_step(activity_text());

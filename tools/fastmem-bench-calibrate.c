@@ -266,7 +266,7 @@ static void measure_pair(struct pair *p, const size_t *sizes, int nsizes,
 			/* the two rows run back to back in every run: decide on
 			 * the paired ratios, which drifting load cancels out of
 			 */
-			out[1].ratio = out[1].pratio;
+			out[1].ratio = decision_ratio(&out[1]);
 			for (int s = 0; s < 2; s++)
 				*table_cell(t, s, x) = out[s];
 			progress_step(activity_text());
