@@ -80,14 +80,27 @@ check_in() {
 	return $rc
 }
 
+# A failed distcheck leaves its tree: show the failed tests' logs from it
+# (automake's test-suite.log holds them), not only make's last lines.
+distcheck_failed() {
+	local log
+	tail -40 build/native/distcheck.out 2>/dev/null
+	for log in build/native/libfastmem-*/_build/sub/test-suite.log; do
+		[ -f "$log" ] || continue
+		echo "----- $log"
+		tail -n 150 "$log"
+	done
+}
+
 # distcheck checks what the tarball builds and installs; the full sizes
-# ran just before, so its own make check runs the quick ones
+# ran just before, so its own make check runs the quick ones, in parallel
+# like the first (no test's verdict depends on the machine being idle)
 stage_native() {
 	configure build/native && check_in build/native &&
-		FMTEST_QUICK=1 make -C build/native -s distcheck \
+		FMTEST_QUICK=1 make -C build/native -j"$jobs" -s distcheck \
 			DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
 			>build/native/distcheck.out 2>&1 ||
-		{ tail -40 build/native/distcheck.out 2>/dev/null; return 1; }
+		{ distcheck_failed; return 1; }
 	grep -E 'archives ready|\.tar' build/native/distcheck.out | head -3
 }
 
