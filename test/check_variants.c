@@ -190,32 +190,40 @@ static void copy_overlaps(const struct fm_variant *v)
 }
 
 /*
- * Copies whose destination starts, or ends, within 320 bytes of a page
- * boundary, from sources at several offsets: the loops store their last
- * vector differently where it would straddle the page and the buffers do
- * not overlap (copy_overlaps has the overlapping ones).  The offsets put
- * dst both less and more than 2 KiB ahead of src modulo 4 KiB, so both
- * loop directions run.
+ * Destinations that start, or end, within 320 bytes of a page boundary:
+ * the vector loops store their last vector differently where it would
+ * straddle the page.  straddles() calls check(v, n, dst offset, k) for
+ * each (k counts the calls, for the caller's source offsets and values).
  */
-static void copy_page_straddles(const struct fm_variant *v)
+static void straddles(const struct fm_variant *v,
+		      void (*check)(const struct fm_variant *v, size_t n,
+				    size_t a, size_t k))
 {
 	static const size_t sizes[] = { 520, 1000, 1029, 4096, 4159, 8192 };
-	static const size_t src_off[] = { 0, 7, 13, 64 };
-	size_t step = quick_mode() ? 5 : 1;
+	size_t step = quick_mode() ? 5 : 1, k = 0;
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i], nmod = n % FM_PAGE_SIZE;
 
 		for (size_t o = 1; o <= 320; o += step) {
-			size_t sa = src_off[(o + i) % 4];
-
 			/* starts o bytes before a page boundary */
-			check_copy(v, n, sa, FM_PAGE_SIZE - o, 0);
+			check(v, n, FM_PAGE_SIZE - o, k++);
 			/* ends o bytes after one */
-			check_copy(v, n, sa,
-				   (FM_PAGE_SIZE + o - nmod) % FM_PAGE_SIZE, 0);
+			check(v, n, (FM_PAGE_SIZE + o - nmod) % FM_PAGE_SIZE,
+			      k++);
 		}
 	}
+}
+
+/* The non-overlapping copies only (copy_overlaps has the others), from
+ * sources whose offsets put dst both less and more than 2 KiB ahead of
+ * src modulo 4 KiB, so that both loop directions run. */
+static void copy_straddle(const struct fm_variant *v, size_t n, size_t a,
+			  size_t k)
+{
+	static const size_t src_off[] = { 0, 7, 13, 64 };
+
+	check_copy(v, n, src_off[k / 2 % 4], a, 0);
 }
 
 static void run_copy(enum fm_op op, int i)
@@ -228,7 +236,7 @@ static void run_copy(enum fm_op op, int i)
 	}
 	copy_sizes(v);
 	copy_overlaps(v);
-	copy_page_straddles(v);
+	straddles(v, copy_straddle);
 }
 
 START_TEST(memcpy_variant)
@@ -267,28 +275,11 @@ static void check_set(const struct fm_variant *v, size_t n, size_t a, int c,
 		a, off);
 }
 
-/*
- * Sets that start, or end, within 320 bytes of a page boundary: the
- * vector loops store their last vector differently where it would
- * straddle the page (the starts cover the other end of the same loops).
- */
-static void set_page_straddles(const struct fm_variant *v)
+/* straddles()' sets (the starts cover the other end of the same loops) */
+static void set_straddle(const struct fm_variant *v, size_t n, size_t a,
+			 size_t k)
 {
-	static const size_t sizes[] = { 520, 1000, 1029, 4096, 4159, 8192 };
-	size_t step = quick_mode() ? 5 : 1;
-
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t n = sizes[i], nmod = n % FM_PAGE_SIZE;
-
-		for (size_t o = 1; o <= 320; o += step) {
-			/* starts o bytes before a page boundary */
-			check_set(v, n, FM_PAGE_SIZE - o, (int)(o + i), 0);
-			/* ends o bytes after one */
-			check_set(v, n,
-				  (FM_PAGE_SIZE + o - nmod) % FM_PAGE_SIZE,
-				  (int)(o * 3 + i), 0);
-		}
-	}
+	check_set(v, n, a, (int)k, 0);
 }
 
 START_TEST(memset_variant)
@@ -317,7 +308,7 @@ START_TEST(memset_variant)
 				if (large[k] + a <= dst_arena.size)
 					check_set(v, large[k], a, values[k % 6],
 						  back);
-	set_page_straddles(v);
+	straddles(v, set_straddle);
 }
 END_TEST
 
