@@ -205,16 +205,17 @@ void print_header(void)
 			default_batch_ns() / 1e6);
 	header_line(f, "",
 		    "every row of a cell runs once per run in rotating order, "
-		    "so the reference");
+		    "forward and backward");
 	header_line(f, "",
-		    "is interleaved with each variant (ABAB); ± is half the "
-		    "interquartile range");
+		    "in turn, so the reference is interleaved with each "
+		    "variant (ABAB);");
 	header_line(f, "",
-		    "in %% of the median; N.NNx is the speed relative to the "
-		    "reference (ratio of");
+		    "± is half the interquartile range in %% of the median; "
+		    "N.NNx is the speed");
 	header_line(f, "",
-		    "the medians, >1 faster); each row's result is verified "
-		    "(sampled) before timing");
+		    "relative to the reference (ratio of the medians, >1 "
+		    "faster); each row's");
+	header_line(f, "", "result is verified (sampled) before timing");
 	if (BENCH_X86)
 		header_line(f, "",
 			    "swept (cold) runs of up to 64 KiB touch too few "

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fastmem-bench: the interleaved measurement of one cell (verified, timed
- * in rotating order, medians, quartiles and ratios) and of a table of
- * sweeps.
+ * in rotating order, forward and backward, medians, quartiles and ratios)
+ * and of a table of sweeps.
  */
 #include "config.h"
 
@@ -141,7 +141,15 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 						: target / fastest));
 	}
 
-	/* runs: every row once per run, the order rotating */
+	/*
+	 * runs: every row once per run, the order rotating, forward in even
+	 * runs and backward in odd ones, so that no row always follows the
+	 * same one: a row finds the caches as its predecessor left them.  With
+	 * forward rotation only, libfastmem loaded twice (its own row after
+	 * glibc's, and as a --peer after AOCL-LibMem's) ran 0.87-0.95x itself
+	 * on the fleet copies in the LLC arena of `replay` (Zen 5 guest, 5
+	 * runs); alternating, 0.97-1.01x (3 runs).
+	 */
 	start = now_ns();
 	for (r = 0; r < maxr; r++) {
 		int noisy = 0;
@@ -154,7 +162,7 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 				break;
 		}
 		for (int x = 0; x < nj; x++) {
-			int i = (x + r) % nj;
+			int i = (r & 1 ? nj - 1 - x + r : x + r) % nj;
 
 			if (!ok[i])
 				continue;

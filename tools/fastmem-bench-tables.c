@@ -481,7 +481,8 @@ void output_finish(void)
 	json_machine(f);
 	fprintf(f,
 		",\"method\":{\"reps\":%d,\"batch_ns\":%.0f,\"order\":"
-		"\"rotating, reference interleaved\",\"statistic\":\"median\","
+		"\"rotating forward and backward, reference interleaved\","
+		"\"statistic\":\"median\","
 		"\"ratio\":\"speed relative to the reference: ratio of the "
 		"medians; paired_ratio: median of per-run ratios\"}",
 		opt.reps > 0 ? opt.reps : default_reps(), default_batch_ns());
