@@ -438,7 +438,7 @@ for cpu in "${cpus[@]}"; do
     quick_after=$((quick_after - 1))
     step "make check ($cpu${quick:+, quick})" "$logs/check-$cpu.log" \
         env FMTEST_QUICK="$quick" \
-        make -C "$build" check TEST_RUNNER="$runner" "${link_args[@]}"
+        make -C "$build" -j"$jobs" check TEST_RUNNER="$runner" "${link_args[@]}"
     for t in "$build"/test/*.log "$build"/test-suite.log; do
         [ -f "$t" ] && cp "$t" "$logs/$cpu-${t##*/}"
     done
