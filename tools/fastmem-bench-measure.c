@@ -145,10 +145,10 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 	 * runs: every row once per run, the order rotating, forward in even
 	 * runs and backward in odd ones, so that no row always follows the
 	 * same one: a row finds the caches as its predecessor left them.  With
-	 * forward rotation only, libfastmem loaded twice (its own row after
-	 * glibc's, and as a --peer after AOCL-LibMem's) ran 0.87-0.96x itself
-	 * on the fleet copies in the LLC arena of `replay` (Zen 5 guest, 5
-	 * runs); alternating, 0.97-1.01x (3 runs).
+	 * forward rotation only, libfastmem loaded twice (its own row, always
+	 * after glibc's, and the same library as a --peer) ran 0.87-0.96x
+	 * itself on the fleet copies in the LLC arena of `replay` (Zen 5
+	 * guest, 5 runs); alternating, 0.97-1.01x (3 runs).
 	 */
 	start = now_ns();
 	for (r = 0; r < maxr; r++) {
