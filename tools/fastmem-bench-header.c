@@ -204,11 +204,12 @@ void print_header(void)
 			"when a call is longer);",
 			default_batch_ns() / 1e6);
 	header_line(f, "",
-		    "every row of a cell runs once per run in rotating order, "
-		    "forward and backward");
+		    "every row of a cell runs once per run, in an order that "
+		    "changes every run");
 	header_line(f, "",
-		    "in turn, so the reference is interleaved with each "
-		    "variant (ABAB);");
+		    "so that each row follows every other equally often; "
+		    "the reference is");
+	header_line(f, "", "interleaved with each variant (ABAB);");
 	header_line(f, "",
 		    "± is half the interquartile range in %% of the median; "
 		    "N.NNx is the speed");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fastmem-bench: the interleaved measurement of one cell (verified, timed
- * in rotating order, forward and backward, medians, quartiles and ratios)
+ * in a balanced order of the rows, medians, quartiles and ratios)
  * and of a table of sweeps.
  */
 #include "config.h"
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "run-order.h"
 
 /* --- statistics ----------------------------------------------------------- */
 
@@ -141,15 +142,7 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 						: target / fastest));
 	}
 
-	/*
-	 * runs: every row once per run, the order rotating, forward in even
-	 * runs and backward in odd ones, so that no row always follows the
-	 * same one: a row finds the caches as its predecessor left them.  With
-	 * forward rotation only, libfastmem loaded twice (its own row, always
-	 * after glibc's, and the same library as a --peer) ran 0.87-0.96x
-	 * itself on the fleet copies in the LLC arena of `replay` (Zen 5
-	 * guest, 5 runs); alternating, 0.97-1.01x (3 runs).
-	 */
+	/* runs: every row once per run, in run_order's */
 	start = now_ns();
 	for (r = 0; r < maxr; r++) {
 		int noisy = 0;
@@ -162,7 +155,7 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 				break;
 		}
 		for (int x = 0; x < nj; x++) {
-			int i = (r & 1 ? nj - 1 - x + r : x + r) % nj;
+			int i = run_order(r, x, nj);
 
 			if (!ok[i])
 				continue;

@@ -481,7 +481,8 @@ void output_finish(void)
 	json_machine(f);
 	fprintf(f,
 		",\"method\":{\"reps\":%d,\"batch_ns\":%.0f,\"order\":"
-		"\"rotating forward and backward, reference interleaved\","
+		"\"balanced (each row after every other equally often), "
+		"reference interleaved\","
 		"\"statistic\":\"median\","
 		"\"ratio\":\"speed relative to the reference: ratio of the "
 		"medians; paired_ratio: median of per-run ratios\"}",
