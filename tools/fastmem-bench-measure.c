@@ -142,7 +142,7 @@ void measure_cell(struct job *jobs, int nj, int ref, enum unit unit,
 						: target / fastest));
 	}
 
-	/* runs: every row once per run, in run_order's */
+	/* runs: every row once per run, in the order run_order gives */
 	start = now_ns();
 	for (r = 0; r < maxr; r++) {
 		int noisy = 0;
