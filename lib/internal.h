@@ -79,6 +79,9 @@ FM_HIDDEN size_t fm_arch_nt_default(enum fm_op op,
 FM_HIDDEN const char *fm_arch_class_name(void);
 FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
 				    size_t n);
+/* Whether the class's data passes over the automatic candidate name for op
+ * (for another of the same ISA further down the registry).  RESOLVER-SAFE. */
+FM_HIDDEN int fm_arch_passes_over(enum fm_op op, const char *name);
 #else
 #define FM_ARCH_CLASSES 0
 #endif

@@ -234,11 +234,22 @@ int fm_variant_usable(enum fm_op op, int i, uint32_t have)
 	return i >= 0 && i < d.count && (needs(d.isa[i]) & ~have) == 0;
 }
 
+static int passed_over(enum fm_op op, const char *name)
+{
+#if FM_ARCH_CLASSES
+	return fm_arch_passes_over(op, name);
+#else
+	(void)op, (void)name;
+	return 0;
+#endif
+}
+
 static int auto_choice(struct op_desc d, uint32_t have, enum fm_op op)
 {
 	for (int i = 0; i < d.count; i++)
 		if ((d.flags[i] & FM_VARIANT_AUTO) &&
-		    fm_variant_usable(op, i, have))
+		    fm_variant_usable(op, i, have) &&
+		    !passed_over(op, d.names[i]))
 			return i;
 	return d.count - 1; /* generic, always last */
 }

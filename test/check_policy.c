@@ -12,6 +12,7 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -118,16 +119,17 @@ START_TEST(golden_crossovers)
 			copy_cold, set_cold, copy_thr, set_thr, set_rep_streams,
 			set_rep_timed, copy_nt_prefetch, set_nt_pages;
 		int clzero; /* on a CPU with CLZERO */
+		int ld256;
 	} want[] = {
 		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 16 << 20, 768 << 10,
 		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
-		  64 << 10, 2048, 8, 1 },
+		  64 << 10, 2048, 8, 1, 0 },
 		{ "AMD Zen 3/Zen 4", 0, (16 << 10) + 1, 1 << 20, SIZE_MAX,
 		  384 << 10, 4 << 20, 1 << 20, 16 << 20, 32 << 20, SIZE_MAX,
-		  SIZE_MAX, 0, 1, 0 },
+		  SIZE_MAX, 0, 1, 0, 1 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
-		  SIZE_MAX, SIZE_MAX, 2048, 8, 0 },
+		  SIZE_MAX, SIZE_MAX, 2048, 8, 0, 0 },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
 	int expl[FM_X_OPS] = { 0, 0, 0 };
@@ -157,7 +159,36 @@ START_TEST(golden_crossovers)
 				  want[i].copy_nt_prefetch);
 		ck_assert_uint_eq(k->set_nt_pages, want[i].set_nt_pages);
 		ck_assert_int_eq(t.clzero, want[i].clzero);
+		ck_assert_int_eq(k->copy_ld256, want[i].ld256);
 	}
+}
+END_TEST
+
+/*
+ * The automatic copy of an AVX-512 CPU is avx512_ld256_auto where its class
+ * asks for 256-bit loads, avx512_auto elsewhere; no other op or variant is
+ * passed over.
+ */
+START_TEST(ld256_by_class)
+{
+	int ld256 = fm_x86_class()->copy_ld256;
+	static const enum fm_op ops[] = { FM_OP_MEMCPY, FM_OP_MEMMOVE };
+
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256_auto"),
+			 !ld256);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMSET, "avx512_ld256_auto"),
+			 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_auto"), 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256"), 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256_"), 0);
+	if (!(fm_usable_features() & FM_FEAT(avx512)) ||
+	    getenv("FASTMEM_MEMCPY") || getenv("FASTMEM_MEMMOVE")) {
+		printf("ld256_by_class: no AVX-512, or a forced copy\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		ck_assert_str_eq(fm_selected(ops[i]),
+				 ld256 ? "avx512_ld256_auto" : "avx512_auto");
 }
 END_TEST
 
@@ -415,8 +446,7 @@ START_TEST(streamed_destination_retried)
 	 * streams again where a kept one would be retried */
 	for (int i = 5; i < REGIONS; i++)
 		ck_assert(fm_x86_stream(&t, FM_X_SET, buf[i], NULL, REGION));
-	ck_assert(!fm_x86_stream(&t, FM_X_SET, buf[REGIONS - 1], NULL,
-				 REGION));
+	ck_assert(!fm_x86_stream(&t, FM_X_SET, buf[REGIONS - 1], NULL, REGION));
 	ck_assert(fm_x86_stream(&t, FM_X_SET, buf[4], NULL, REGION));
 }
 END_TEST
@@ -778,6 +808,7 @@ int main(void)
 	tcase_add_test(tc, table_is_sane);
 	tcase_add_test(tc, one_class_per_cpu);
 	tcase_add_test(tc, golden_crossovers);
+	tcase_add_test(tc, ld256_by_class);
 	tcase_add_test(tc, size_formula_in_one_place);
 	tcase_add_test(tc, unknown_cache_sizes);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);

@@ -5,6 +5,11 @@
  * bytes, which need no size ladder of branches.  The copy and set
  * algorithms are vecops.h's.
  *
+ * Built twice (Makefile.am): as the avx512 family, and with
+ * AVX512_LOAD_BITS=256 as the copies of the avx512_ld256 family, which load
+ * copies of up to 64 bytes as two masked ymm halves, for the CPU classes
+ * that ask for them (copy_ld256 in arch/x86/classes.c).
+ *
  * On x86-64, GCC builds this file with xmm0-15 reserved
  * (AVX512_REGS_CFLAGS in configure.ac), so that it keeps to zmm16-31 as
  * glibc's avx512 and evex string functions do: those leave no dirty upper
@@ -12,7 +17,6 @@
  */
 #include "x86.h"
 
-#define FAMILY avx512
 #define VEC 64
 #define vec_t __m512i
 #define VLOADU(p) _mm512_loadu_si512((const void *)(p))
@@ -35,19 +39,51 @@ static inline __mmask64 mask_le64(size_t n)
 }
 
 /*
- * n <= 64 bytes in one masked load and store, without a ladder of size
- * branches.  Masked-off bytes are neither read nor written and cannot fault,
- * but where they reach an unmapped or not yet faulted page the access takes
- * an assist of ~700 cycles on Zen 5 (an 8-byte copy ending at a guard page
- * took 674 TSC ticks instead of 4): rare enough that no check for a page's
- * end pays for itself (copy_small() and set_small() in vecops.h).
+ * n <= 64 bytes in one masked store, without a ladder of size branches.
+ * Masked-off bytes are neither read nor written and cannot fault, but where
+ * they reach an unmapped or not yet faulted page the access takes an assist
+ * of ~700 cycles on Zen 5 (an 8-byte copy ending at a guard page took 674
+ * TSC ticks instead of 4): rare enough that no check for a page's end pays
+ * for itself (copy_small() and set_small() in vecops.h).
  */
+#if AVX512_LOAD_BITS == 256
+#define FAMILY avx512_ld256
+#define VECOPS_COPIES_ONLY
+
+/*
+ * Loaded as two masked ymm halves.  On the Zen 4 guest a zmm load that
+ * misses the caches costs more than two ymm loads of the same bytes:
+ * random 1-64 B copies in a 1 GiB arena took 80 TSC ticks a call with one
+ * masked zmm load, 60 with two masked ymm loads (glibc 52; in L1 all
+ * tied).  Over the replays (docs/measurements/zen4-guest.md#copy_ld256):
+ * memory arena 1.08-1.10x faster, LLC 1.03-1.04x, L1 and hot sizes 1.00x.
+ * Not kept: the second half at s + n - 32, or at s below 33 bytes so as to
+ * touch no line the bytes do not need (its address then waits on n):
+ * memory 1.13-1.28x but L1 0.94x; every load of the family in ymm halves
+ * (the loops too): memory 1.07-1.12x, hot 256 B 0.93x.  GCC 12 cannot
+ * allocate _mm512_inserti64x4 with xmm0-15 reserved: the halves join in
+ * asm.
+ */
+static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
+{
+	__mmask64 k = mask_le64(n);
+	__m256i lo = _mm256_maskz_loadu_epi8((__mmask32)k, s);
+	__m256i hi = _mm256_maskz_loadu_epi8((__mmask32)(k >> 32), s + 32);
+	__m512i v;
+
+	__asm__("vinserti64x4 $1, %t2, %g1, %0" : "=v"(v) : "v"(lo), "v"(hi));
+	_mm512_mask_storeu_epi8(d, k, v);
+}
+#else
+#define FAMILY avx512
+
 static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
 {
 	__mmask64 k = mask_le64(n);
 
 	_mm512_mask_storeu_epi8(d, k, _mm512_maskz_loadu_epi8(k, s));
 }
+#endif
 
 static inline void mask_set(unsigned char *d, int c, size_t n)
 {
@@ -59,6 +95,7 @@ static inline void mask_set(unsigned char *d, int c, size_t n)
 
 #include "vecops.h"
 
+#ifndef VECOPS_COPIES_ONLY
 void copy_page_avx512(void *dst, const void *src)
 {
 	page_copy(dst, src);
@@ -93,3 +130,4 @@ void clear_pages_avx512_auto(void *page, size_t npages, size_t thr)
 {
 	pages_clear_auto(page, npages, thr);
 }
+#endif

@@ -114,9 +114,14 @@ static const struct fm_x86_class classes[] = {
 		/* the prefetch made cold streamed copies slower:
 		 * docs/measurements/zen3-guest.md#copy_nt_prefetch */
 		.copy_nt_prefetch = 0,
+		/* a zmm load that misses the caches costs more than two
+		 * ymm loads on Zen 4 (Zen 3 has no AVX-512):
+		 * docs/measurements/zen4-guest.md#copy_ld256 */
+		.copy_ld256 = 1,
 		.source = "EPYC Milan KVM guest (32 KiB L1d, 512 KiB L2, "
 			  "32 MiB L3), 2026-12-01: fastmem-bench residency "
-			  "and set (a shared, noisy host)",
+			  "and set, copy_ld256 from an EPYC Genoa guest, "
+			  "2026-12-05 (replay)",
 	},
 	{
 		/* Sapphire, Emerald and Granite Rapids:
@@ -276,4 +281,18 @@ size_t fm_arch_nt_default(enum fm_op op, const struct fm_cache_info *ci)
 const char *fm_arch_class_name(void)
 {
 	return fm_x86_class()->name;
+}
+
+/* The copies with 256-bit loads are first among the automatic copies
+ * (variants.h), taken where the class asks for them. */
+int fm_arch_passes_over(enum fm_op op, const char *name)
+{
+	static const char ld256[] = "avx512_ld256_auto";
+	size_t i = 0;
+
+	if (op != FM_OP_MEMCPY && op != FM_OP_MEMMOVE)
+		return 0;
+	while (ld256[i] && name[i] == ld256[i])
+		i++;
+	return name[i] == ld256[i] && !fm_x86_class()->copy_ld256;
 }

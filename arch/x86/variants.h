@@ -41,7 +41,17 @@
  */
 #define ARCH_TRACED_POLICIES 1
 
+/*
+ * The AVX-512 copies whose loads are two ymm halves (avx512.c): first, and
+ * passed over as the automatic choice unless the CPU class asks for them
+ * (copy_ld256, classes.c).
+ */
+#define X86_LD256_COPY(V, P)                                                   \
+	P(avx512_ld256_auto, "avx512", AUTO)                                   \
+	V(avx512_ld256, "avx512", 0)
+
 #define ARCH_COPY_VARIANTS(V, P)                                               \
+	X86_LD256_COPY(V, P)                                                   \
 	X86_VECTOR_FAMILIES(V, P)                                              \
 	X86_MMX_COPY(V)
 

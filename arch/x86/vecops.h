@@ -24,7 +24,8 @@
  *   VSPLAT(c)              c in every byte
  *   VZERO()                all zero
  * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
- * and VMASK_SET(d, c, n) for n <= VEC without a ladder of size branches.
+ * and VMASK_SET(d, c, n) for n <= VEC without a ladder of size branches;
+ * VECOPS_COPIES_ONLY leaves the sets and page helpers out.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
@@ -68,4 +69,6 @@ typedef unsigned char u8;
 #include "trace-count.h"
 
 #include "vecops-copy.h"
+#ifndef VECOPS_COPIES_ONLY
 #include "vecops-set.h"
+#endif
