@@ -85,13 +85,16 @@ static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
 }
 #endif
 
+#define VMASK_COPY mask_copy
+
+#ifndef VECOPS_COPIES_ONLY
 static inline void mask_set(unsigned char *d, int c, size_t n)
 {
 	_mm512_mask_storeu_epi8(d, mask_le64(n), VSPLAT(c));
 }
 
-#define VMASK_COPY mask_copy
 #define VMASK_SET mask_set
+#endif
 
 #include "vecops.h"
 
