@@ -239,7 +239,8 @@ static int passed_over(enum fm_op op, const char *name)
 #if FM_ARCH_CLASSES
 	return fm_arch_passes_over(op, name);
 #else
-	(void)op, (void)name;
+	(void)op;
+	(void)name;
 	return 0;
 #endif
 }

@@ -16,7 +16,8 @@
  * Prefixes: copy_ (memcpy and memmove: every copy variant is overlap-safe),
  * set_ (memset), copy_page_, clear_pages_.  "isa" is a comma list of
  * FM_FEATURE_LIST names.  The automatic choice is the first usable entry
- * flagged FM_VARIANT_AUTO, so each list runs from best to most portable.
+ * flagged FM_VARIANT_AUTO that the CPU class does not pass over
+ * (fm_arch_passes_over), so each list runs from best to most portable.
  */
 #ifndef FASTMEM_VARIANTS_H
 #define FASTMEM_VARIANTS_H

@@ -13,20 +13,23 @@
 
 #include "calibrate.h"
 
-/* The selected policy's own vector loop: the registry's variant of the
- * same ISA that neither chooses nor streams. */
+/* The selected policy's own vector loop: the registry's variant named as
+ * the policy without "_auto", which neither chooses nor streams. */
 static const struct fm_variant *plain_of(enum fm_op op, const char *sel)
 {
-	const struct fm_variant *list, *cur = find_variant(op, sel);
-	size_t n = fm_variants(op, &list);
+	const struct fm_variant *cur = find_variant(op, sel), *v;
+	size_t len = strlen(sel);
+	char name[64];
 
-	if (!cur || !(cur->flags & FM_VARIANT_POLICY) || !cur->isa[0])
+	if (!cur || !(cur->flags & FM_VARIANT_POLICY) || !cur->isa[0] ||
+	    len < 6 || len >= sizeof(name) || strcmp(sel + len - 5, "_auto"))
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(list[i].isa, cur->isa) &&
-		    !(list[i].flags & (FM_VARIANT_POLICY | FM_VARIANT_NT)))
-			return &list[i];
-	return NULL;
+	memcpy(name, sel, len - 5);
+	name[len - 5] = 0;
+	v = find_variant(op, name);
+	if (!v || (v->flags & (FM_VARIANT_POLICY | FM_VARIANT_NT)))
+		return NULL;
+	return v;
 }
 
 static void rep_choose(struct repcal *r)

@@ -396,7 +396,7 @@ static void print_text(const struct identity *id)
 			flag_text(list[i].flags, b, sizeof(b));
 			if (!list[i].usable)
 				missing(list[i].isa, why, sizeof(why));
-			printf("          %c %-17s %-10s %-17s %s%s\n",
+			printf("          %c %-17s %-11s %-16s %s%s\n",
 			       strcmp(list[i].name, sel) ? ' ' : '*',
 			       list[i].name, list[i].isa[0] ? list[i].isa : "-",
 			       b,

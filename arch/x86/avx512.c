@@ -46,6 +46,9 @@ static inline __mmask64 mask_le64(size_t n)
  * TSC ticks instead of 4): rare enough that no check for a page's end pays
  * for itself (copy_small() and set_small() in vecops.h).
  */
+#if defined(AVX512_LOAD_BITS) && AVX512_LOAD_BITS != 256
+#error "AVX512_LOAD_BITS: 256, or undefined for the avx512 family"
+#endif
 #if AVX512_LOAD_BITS == 256
 #define FAMILY avx512_ld256
 #define VECOPS_COPIES_ONLY
@@ -53,10 +56,11 @@ static inline __mmask64 mask_le64(size_t n)
 /*
  * Loaded as two masked ymm halves.  On the Zen 4 guest a zmm load that
  * misses the caches costs more than two ymm loads of the same bytes:
- * random 1-64 B copies in a 1 GiB arena took 80 TSC ticks a call with one
- * masked zmm load, 60 with two masked ymm loads (glibc 52; in L1 all
- * tied).  Over the replays (docs/measurements/zen4-guest.md#copy_ld256):
- * memory arena 1.08-1.10x faster, LLC 1.03-1.04x, L1 and hot sizes 1.00x.
+ * random 1-64 B copies in a 1 GiB arena took 56 TSC ticks a call with one
+ * masked zmm load, 45 with two masked ymm loads (glibc 40; in L1 all
+ * tied).  Over the replays (docs/measurements/zen4-guest.md#copy_ld256),
+ * medians of 4: memory arena 1.08-1.10x faster, LLC 1.03-1.04x, L1 and hot
+ * sizes 1.00x.
  * Not kept: the second half at s + n - 32, or at s below 33 bytes so as to
  * touch no line the bytes do not need (its address then waits on n):
  * memory 1.13-1.28x but L1 0.94x; every load of the family in ymm halves

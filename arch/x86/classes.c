@@ -283,8 +283,8 @@ const char *fm_arch_class_name(void)
 	return fm_x86_class()->name;
 }
 
-/* The copies with 256-bit loads are first among the automatic copies
- * (variants.h), taken where the class asks for them. */
+/* The avx512_ld256 policy is first among the automatic copies (variants.h),
+ * taken where the class asks for it.  RESOLVER-SAFE. */
 int fm_arch_passes_over(enum fm_op op, const char *name)
 {
 	static const char ld256[] = "avx512_ld256_auto";

@@ -435,9 +435,10 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len,
 		    "; streamed copies do not prefetch");
 	}
-	if (k->copy_ld256 && (fm_arch_features() & FM_FEAT(avx512)))
+	if (k->copy_ld256 && (fm_usable_features_of(st) & FM_FEAT(avx512)))
 		put(notes, sizeof(notes), &len,
-		    "; copies load 256 bits at a time (avx512_ld256)");
+		    "; automatic copies load up to 64 B as two ymm halves "
+		    "(avx512_ld256)");
 	put(notes, sizeof(notes), &len, "; probe: ");
 	if (t->probe) {
 		put(notes, sizeof(notes), &len, "on (8 loads: cached ");

@@ -42,17 +42,16 @@
 #define ARCH_TRACED_POLICIES 1
 
 /*
- * The AVX-512 copies whose loads are two ymm halves (avx512.c): first, and
- * passed over as the automatic choice unless the CPU class asks for them
- * (copy_ld256, classes.c).
+ * The avx512_ld256 copies (avx512.c: up to 64 bytes loaded as two ymm
+ * halves): its policy first, passed over as the automatic choice unless
+ * the CPU class asks for it (copy_ld256, classes.c); its plain variants
+ * after the other families'.
  */
-#define X86_LD256_COPY(V, P)                                                   \
-	P(avx512_ld256_auto, "avx512", AUTO)                                   \
-	V(avx512_ld256, "avx512", 0)
-
 #define ARCH_COPY_VARIANTS(V, P)                                               \
-	X86_LD256_COPY(V, P)                                                   \
+	P(avx512_ld256_auto, "avx512", AUTO)                                   \
 	X86_VECTOR_FAMILIES(V, P)                                              \
+	V(avx512_ld256, "avx512", 0)                                           \
+	V(avx512_ld256_nt, "avx512", NT)                                       \
 	X86_MMX_COPY(V)
 
 #define ARCH_SET_VARIANTS(V, P) X86_VECTOR_FAMILIES(V, P)

@@ -16,7 +16,7 @@
  * here memmove-correct.
  *
  * The including file defines:
- *   FAMILY                 name token (sse2, avx2, avx512)
+ *   FAMILY                 name token (sse2, avx2, avx512, avx512_ld256)
  *   VEC                    vector bytes (16, 32, 64)
  *   vec_t                  the vector type
  *   VLOADU(p) VLOADA(p)    unaligned / aligned load

@@ -78,8 +78,9 @@ struct fm_x86_class {
 	uint8_t set_nt_pages;
 	/* 1: streamed zero fills use clzero where the CPU has it */
 	uint8_t set_clzero;
-	/* 1: memcpy and memmove take the avx512_ld256 copies where the
-	 * CPU has AVX-512 (their loads 256 bits wide), not avx512's */
+	/* 1: the automatic memcpy and memmove of a CPU with AVX-512 are
+	 * avx512_ld256_auto, whose copies of up to 64 bytes load two ymm
+	 * halves, not avx512_auto */
 	uint8_t copy_ld256;
 	char source[160];
 };
