@@ -118,7 +118,7 @@ START_TEST(golden_crossovers)
 			copy_cold, set_cold, copy_thr, set_thr, set_rep_streams,
 			set_rep_timed, copy_nt_prefetch, set_nt_pages;
 		int clzero; /* on a CPU with CLZERO */
-		int ld256;
+		int zen4;
 	} want[] = {
 		{ "AMD Zen 5", 3, (24 << 10) + 1, 4 << 20, 16 << 20, 768 << 10,
 		  SIZE_MAX, 4 << 20, (size_t)512 << 20, 32 << 20, SIZE_MAX,
@@ -158,47 +158,51 @@ START_TEST(golden_crossovers)
 				  want[i].copy_nt_prefetch);
 		ck_assert_uint_eq(k->set_nt_pages, want[i].set_nt_pages);
 		ck_assert_int_eq(t.clzero, want[i].clzero);
-		ck_assert_int_eq(k->copy_ld256, want[i].ld256);
+		ck_assert_int_eq(k->avx512_zen4, want[i].zen4);
 	}
 }
 END_TEST
 
 /*
- * The automatic copy of an AVX-512 CPU is avx512_ld256_auto where its class
- * asks for it, avx512_auto elsewhere; no other op or variant is passed
- * over, and the name the hook knows is the registry's.
+ * The automatic copy and set of an AVX-512 CPU are avx512_zen4_auto where
+ * its class asks for it, avx512_auto elsewhere; no other op or variant is
+ * passed over, and the name the hook knows is the registry's.
  */
-START_TEST(ld256_by_class)
+START_TEST(zen4_by_class)
 {
-	int ld256 = fm_x86_class()->copy_ld256, listed = 0;
-	static const enum fm_op ops[] = { FM_OP_MEMCPY, FM_OP_MEMMOVE };
-	const struct fm_variant *list;
-	size_t nv = fm_variants(FM_OP_MEMCPY, &list);
+	int zen4 = fm_x86_class()->avx512_zen4;
+	static const enum fm_op ops[] = { FM_OP_MEMCPY, FM_OP_MEMMOVE,
+					  FM_OP_MEMSET };
 
-	for (size_t i = 0; i < nv; i++)
-		listed += !strcmp(list[i].name, "avx512_ld256_auto") &&
-			  (list[i].flags & FM_VARIANT_AUTO);
-	ck_assert_int_eq(listed, 1);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct fm_variant *list;
+		size_t nv = fm_variants(ops[i], &list);
+		int listed = 0;
 
-	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256_auto"),
-			 !ld256);
-	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMSET, "avx512_ld256_auto"),
-			 0);
+		for (size_t j = 0; j < nv; j++)
+			listed += !strcmp(list[j].name, "avx512_zen4_auto") &&
+				  (list[j].flags & FM_VARIANT_AUTO);
+		ck_assert_int_eq(listed, 1);
+		ck_assert_int_eq(
+			fm_arch_passes_over(ops[i], "avx512_zen4_auto"), !zen4);
+	}
+	ck_assert_int_eq(
+		fm_arch_passes_over(FM_OP_CLEAR_PAGE, "avx512_zen4_auto"), 0);
 	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_auto"), 0);
-	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256"), 0);
-	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_ld256_"), 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMSET, "avx512_zen4"), 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_zen4_"), 0);
 	if (!(fm_usable_features() & FM_FEAT(avx512))) {
-		printf("ld256_by_class: no usable AVX-512\n");
+		printf("zen4_by_class: no usable AVX-512\n");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		if (strcmp(fm_selected_reason(ops[i]), "auto")) {
-			printf("ld256_by_class: %s forced\n",
+			printf("zen4_by_class: %s forced\n",
 			       fm_op_name(ops[i]));
 			continue;
 		}
 		ck_assert_str_eq(fm_selected(ops[i]),
-				 ld256 ? "avx512_ld256_auto" : "avx512_auto");
+				 zen4 ? "avx512_zen4_auto" : "avx512_auto");
 	}
 }
 END_TEST
@@ -819,7 +823,7 @@ int main(void)
 	tcase_add_test(tc, table_is_sane);
 	tcase_add_test(tc, one_class_per_cpu);
 	tcase_add_test(tc, golden_crossovers);
-	tcase_add_test(tc, ld256_by_class);
+	tcase_add_test(tc, zen4_by_class);
 	tcase_add_test(tc, size_formula_in_one_place);
 	tcase_add_test(tc, unknown_cache_sizes);
 	tcase_add_loop_test(tc, decisions, 0, nclasses() * (int)NCACHES);

@@ -5,10 +5,10 @@
  * bytes, which need no size ladder of branches.  The copy and set
  * algorithms are vecops.h's.
  *
- * Built twice (Makefile.am): as the avx512 family, and with
- * AVX512_LOAD_BITS=256 as the copies of the avx512_ld256 family, which load
- * copies of up to 64 bytes as two masked ymm halves, for the CPU classes
- * that ask for them (copy_ld256 in arch/x86/classes.c).
+ * Built twice (Makefile.am): as the avx512 family, and with AVX512_ZEN4 as
+ * the avx512_zen4 family, the same code but for two choices the Zen 4
+ * guest's measurements made (mask_copy and SET_LE8_IN_ORDER below), for the
+ * CPU classes that ask for it (avx512_zen4 in arch/x86/classes.c).
  *
  * On x86-64, GCC builds this file with xmm0-15 reserved
  * (AVX512_REGS_CFLAGS in configure.ac), so that it keeps to zmm16-31 as
@@ -46,12 +46,8 @@ static inline __mmask64 mask_le64(size_t n)
  * TSC ticks instead of 4): rare enough that no check for a page's end pays
  * for itself (copy_small() and set_small() in vecops.h).
  */
-#if defined(AVX512_LOAD_BITS) && AVX512_LOAD_BITS != 256
-#error "AVX512_LOAD_BITS: 256, or undefined for the avx512 family"
-#endif
-#if AVX512_LOAD_BITS == 256
-#define FAMILY avx512_ld256
-#define VECOPS_COPIES_ONLY
+#ifdef AVX512_ZEN4
+#define FAMILY avx512_zen4
 
 /*
  * Loaded as two masked ymm halves.  On the Zen 4 guest a zmm load that
@@ -91,18 +87,30 @@ static inline void mask_copy(unsigned char *d, const unsigned char *s, size_t n)
 
 #define VMASK_COPY mask_copy
 
-#ifndef VECOPS_COPIES_ONLY
 static inline void mask_set(unsigned char *d, int c, size_t n)
 {
 	_mm512_mask_storeu_epi8(d, mask_le64(n), VSPLAT(c));
 }
 
 #define VMASK_SET mask_set
+
+#ifdef AVX512_ZEN4
+/*
+ * Sets of 4-8 VEC in address order (vecops-set.h, set_le8).  On the Zen 4
+ * guest, hot sets of 384 and 512 B to dst + 13 ran 0.90-0.92x glibc with
+ * the order the other families keep (the first two and last two vectors,
+ * then the middle four), 1.11x faster in order; every replay table within
+ * 0.994-1.008 (docs/measurements/zen4-guest.md#set_le8_in_order).
+ * Not kept: sets of up to 128 B as two masked stores, without the branch
+ * at 64: replayed sets 1.14-1.18x faster in L1 but 0.85-0.87x from memory,
+ * where the second store costs even on the first one's line.
+ */
+#define SET_LE8_IN_ORDER
 #endif
 
 #include "vecops.h"
 
-#ifndef VECOPS_COPIES_ONLY
+#ifndef AVX512_ZEN4
 void copy_page_avx512(void *dst, const void *src)
 {
 	page_copy(dst, src);

@@ -435,10 +435,11 @@ const char *fm_x86_tune_notes(void)
 		put(notes, sizeof(notes), &len,
 		    "; streamed copies do not prefetch");
 	}
-	if (k->copy_ld256 && (fm_usable_features_of(st) & FM_FEAT(avx512)))
+	if (k->avx512_zen4 && (fm_usable_features_of(st) & FM_FEAT(avx512)))
 		put(notes, sizeof(notes), &len,
-		    "; automatic copies load up to 64 B as two ymm halves "
-		    "(avx512_ld256)");
+		    "; automatic copies and sets are avx512_zen4's (copies "
+		    "load up to 64 B as two ymm halves, sets of 257-512 B "
+		    "store in address order)");
 	put(notes, sizeof(notes), &len, "; probe: ");
 	if (t->probe) {
 		put(notes, sizeof(notes), &len, "on (8 loads: cached ");

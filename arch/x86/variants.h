@@ -21,8 +21,14 @@
 #define X86_MMX_COPY(V)
 #endif
 
-/* memcpy/memmove and memset come in the same families, in the same order */
+/*
+ * memcpy/memmove and memset come in the same families, in the same order.
+ * avx512_zen4 (avx512.c: two choices of the Zen 4 guest's) first, passed
+ * over as the automatic choice unless the CPU class asks for it
+ * (avx512_zen4, classes.c); its plain variants after the other families'.
+ */
 #define X86_VECTOR_FAMILIES(V, P)                                              \
+	P(avx512_zen4_auto, "avx512", AUTO)                                    \
 	P(avx512_auto, "avx512", AUTO)                                         \
 	P(avx2_auto, "avx2", AUTO)                                             \
 	P(sse2_auto, "sse2", AUTO)                                             \
@@ -32,7 +38,9 @@
 	V(avx2, "avx2", 0)                                                     \
 	V(avx2_nt, "avx2", NT)                                                 \
 	V(sse2, "sse2", 0)                                                     \
-	V(sse2_nt, "sse2", NT)
+	V(sse2_nt, "sse2", NT)                                                 \
+	V(avx512_zen4, "avx512", 0)                                            \
+	V(avx512_zen4_nt, "avx512", NT)
 
 /*
  * The policies (P) of memcpy, memmove and memset define their traced twins
@@ -41,17 +49,8 @@
  */
 #define ARCH_TRACED_POLICIES 1
 
-/*
- * The avx512_ld256 copies (avx512.c: up to 64 bytes loaded as two ymm
- * halves): its policy first, passed over as the automatic choice unless
- * the CPU class asks for it (copy_ld256, classes.c); its plain variants
- * after the other families'.
- */
 #define ARCH_COPY_VARIANTS(V, P)                                               \
-	P(avx512_ld256_auto, "avx512", AUTO)                                   \
 	X86_VECTOR_FAMILIES(V, P)                                              \
-	V(avx512_ld256, "avx512", 0)                                           \
-	V(avx512_ld256_nt, "avx512", NT)                                       \
 	X86_MMX_COPY(V)
 
 #define ARCH_SET_VARIANTS(V, P) X86_VECTOR_FAMILIES(V, P)

@@ -47,6 +47,7 @@ static inline void set_le2(u8 *d, int c, size_t n)
 }
 
 /* 2 VEC < n <= 8 VEC */
+#ifndef SET_LE8_IN_ORDER
 static inline void set_le8(u8 *d, vec_t v, size_t n)
 {
 	VSTOREU(d, v);
@@ -60,6 +61,32 @@ static inline void set_le8(u8 *d, vec_t v, size_t n)
 		VSTOREU(d + n - 3 * VEC, v);
 	}
 }
+#else
+/*
+ * In address order, as copy_le8.  The empty asm keeps GCC from ending the
+ * 8 VEC path with a jump into the 4 VEC path's last two stores (which it
+ * shares), which cost hot 200-256 B sets 7-9% on the Zen 4 guest.
+ */
+static inline void set_le8(u8 *d, vec_t v, size_t n)
+{
+	if (FM_LIKELY(n <= 4 * VEC)) {
+		VSTOREU(d, v);
+		VSTOREU(d + VEC, v);
+		VSTOREU(d + n - 2 * VEC, v);
+		VSTOREU(d + n - VEC, v);
+		return;
+	}
+	VSTOREU(d, v);
+	VSTOREU(d + VEC, v);
+	VSTOREU(d + 2 * VEC, v);
+	VSTOREU(d + 3 * VEC, v);
+	VSTOREU(d + n - 4 * VEC, v);
+	VSTOREU(d + n - 3 * VEC, v);
+	VSTOREU(d + n - 2 * VEC, v);
+	VSTOREU(d + n - VEC, v);
+	__asm__("");
+}
+#endif
 
 static inline void set_lt128(u8 *d, vec_t v, int c, size_t n)
 {

@@ -16,7 +16,7 @@
  * here memmove-correct.
  *
  * The including file defines:
- *   FAMILY                 name token (sse2, avx2, avx512, avx512_ld256)
+ *   FAMILY                 name token (sse2, avx2, avx512, avx512_zen4)
  *   VEC                    vector bytes (16, 32, 64)
  *   vec_t                  the vector type
  *   VLOADU(p) VLOADA(p)    unaligned / aligned load
@@ -25,7 +25,7 @@
  *   VZERO()                all zero
  * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
  * and VMASK_SET(d, c, n) for n <= VEC without a ladder of size branches;
- * VECOPS_COPIES_ONLY leaves the sets and page helpers out.
+ * SET_LE8_IN_ORDER stores sets of 4-8 VEC in address order.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
@@ -69,6 +69,4 @@ typedef unsigned char u8;
 #include "trace-count.h"
 
 #include "vecops-copy.h"
-#ifndef VECOPS_COPIES_ONLY
 #include "vecops-set.h"
-#endif
