@@ -43,13 +43,18 @@ static int nclasses(void)
 	return (int)n + 1;
 }
 
-/* Every entry is sane: named, sourced, cold before cached. */
+/* Every entry is sane: named, sourced (a terminated string: C accepts an
+ * initializer that fills the array without its NUL), cold before cached. */
 START_TEST(table_is_sane)
 {
 	for (int i = 0; i < nclasses(); i++) {
 		const struct fm_x86_class *k = class_at(i);
 
 		ck_assert_msg(k->name[0] && k->source[0], "entry %d", i);
+		ck_assert_msg(memchr(k->source, 0, sizeof(k->source)),
+			      "entry %d: source not terminated", i);
+		ck_assert_msg(memchr(k->name, 0, sizeof(k->name)),
+			      "entry %d: name not terminated", i);
 		for (size_t c = 0; c < NCACHES; c++) {
 			size_t cc = fm_x86_crossover(k->copy_cold, &caches[c]);
 			size_t ch =
@@ -191,6 +196,12 @@ START_TEST(zen4_by_class)
 	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_auto"), 0);
 	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMSET, "avx512_zen4"), 0);
 	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_zen4_"), 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMSET, "avx512_zen4_nt"),
+			 0);
+	ck_assert_int_eq(fm_arch_passes_over(FM_OP_MEMCPY, "avx512_zen4_autox"),
+			 0);
+	ck_assert_int_eq(
+		fm_arch_passes_over(FM_OP_COPY_PAGE, "avx512_zen4_auto"), 0);
 	if (!(fm_usable_features() & FM_FEAT(avx512))) {
 		printf("zen4_by_class: no usable AVX-512\n");
 		return;

@@ -96,11 +96,12 @@ static inline void mask_set(unsigned char *d, int c, size_t n)
 
 #ifdef AVX512_ZEN4
 /*
- * Sets of 4-8 VEC in address order (vecops-set.h, set_le8).  On the Zen 4
- * guest, hot sets of 384 and 512 B to dst + 13 ran 0.90-0.92x glibc with
- * the order the other families keep (the first two and last two vectors,
- * then the middle four), 1.11x faster in order; every replay table within
- * 0.994-1.008 (docs/measurements/zen4-guest.md#set_le8_in_order).
+ * Sets of more than 4 and up to 8 VEC (257-512 B) in address order
+ * (vecops-set.h, set_le8).  On the Zen 4 guest, hot sets of 384 and 512 B
+ * to dst + 13 ran 0.88-0.92x glibc with the order the other families keep
+ * (the first two and last two vectors, then the middle four), 1.11x faster
+ * in order; every replay table within 0.994-1.004
+ * (docs/measurements/zen4-guest.md#set_le8_in_order).
  * Not kept: sets of up to 128 B as two masked stores, without the branch
  * at 64: replayed sets 1.14-1.18x faster in L1 but 0.85-0.87x from memory,
  * where the second store costs even on the first one's line.

@@ -120,8 +120,8 @@ static const struct fm_x86_class classes[] = {
 		.avx512_zen4 = 1,
 		.source = "EPYC Milan KVM guest (32 KiB L1d, 512 KiB L2, "
 			  "32 MiB L3), 2026-12-01: fastmem-bench residency "
-			  "and set, avx512_zen4 from an EPYC Genoa guest, "
-			  "2026-12-05 (replay)",
+			  "and set, avx512_zen4 from a Genoa guest, 2026-12-05 "
+			  "(replay)",
 	},
 	{
 		/* Sapphire, Emerald and Granite Rapids:

@@ -25,7 +25,7 @@
  *   VZERO()                all zero
  * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
  * and VMASK_SET(d, c, n) for n <= VEC without a ladder of size branches;
- * SET_LE8_IN_ORDER stores sets of 4-8 VEC in address order.
+ * SET_LE8_IN_ORDER stores sets of more than 4 VEC in address order.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"

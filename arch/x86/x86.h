@@ -80,7 +80,7 @@ struct fm_x86_class {
 	uint8_t set_clzero;
 	/* 1: the automatic memcpy, memmove and memset of a CPU with AVX-512
 	 * are avx512_zen4_auto (avx512.c: copies of up to 64 bytes load two
-	 * ymm halves, sets of 4-8 vectors store in address order), not
+	 * ymm halves, sets of 257-512 bytes store in address order), not
 	 * avx512_auto */
 	uint8_t avx512_zen4;
 	char source[160];
