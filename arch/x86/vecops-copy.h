@@ -187,8 +187,11 @@ static FM_ALWAYS_INLINE void copy_bwd(u8 *d, const u8 *s, size_t n, int split)
  */
 static __attribute__((noinline)) void *copy_loop(u8 *d, const u8 *s, size_t n)
 {
+	/* a forward loop's loads meet its own stores only where dst is less
+	 * than n ahead (vecops.h, ALIAS_WINDOW) */
+	size_t window = n < ALIAS_WINDOW ? n : ALIAS_WINDOW;
 	int back = !fm_fwd_ok(d, s, n) ||
-		   (fm_bwd_ok(d, s, n) && fm_alias_4k(d, s, ALIAS_WINDOW));
+		   (fm_bwd_ok(d, s, n) && fm_alias_4k(d, s, window));
 
 	/* split a constant in each call, so that the usual path is the
 	 * loops without it */

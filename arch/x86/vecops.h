@@ -60,7 +60,13 @@ typedef unsigned char u8;
  * dst this close ahead of src (mod 4 KiB) makes a forward loop's loads look
  * dependent on its recent stores, so the loop runs backward.  glibc's window
  * is 8 VEC; on Zen 5 the zmm loop still lost 5-15% at 8 VEC to 24 VEC ahead,
- * which 32 VEC (the stores in flight) recovers.
+ * which 32 VEC (the stores in flight) recovers.  A copy of n bytes uses no
+ * more of the window than n: its loads are at most n bytes past its
+ * stores.  That sends fewer copies at random addresses backward, where the
+ * direction is a branch mispredicted as often as it is taken: random
+ * copies of 513-1024 B in L1 0.77x -> 0.85x glibc on the Zen 5 guest, every
+ * replay table within 1% (docs/measurements/zen5-guest.md, "The alias
+ * window").
  */
 #ifndef ALIAS_WINDOW
 #define ALIAS_WINDOW (32 * VEC)
