@@ -71,13 +71,13 @@ run parallel 3 parallel -s 16M,32M --threads 2,0 --region 128M
 
 # machine-readable forms of one of them
 # shellcheck disable=SC2086
-"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --csv $fast \
-	>"$dir/copy.csv" || fail "copy --csv exited $?"
+"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --csv --region 64M \
+	$fast >"$dir/copy.csv" || fail "copy --csv exited $?"
 head -n 40 "$dir/copy.csv" | grep -q '^table,point,bytes,series,' ||
 	fail "copy --csv: no header row"
 # shellcheck disable=SC2086
-"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --json $fast \
-	>"$dir/copy.json" || fail "copy --json exited $?"
+"$bench" copy -s 64,8K --align 0-0 --mode cache-cache --json --region 64M \
+	$fast >"$dir/copy.json" || fail "copy --json exited $?"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
 		"$dir/copy.json" || fail "copy --json is not JSON"
@@ -87,13 +87,13 @@ fi
 # aliases, naming the same tables), "libc" as the reference row of every
 # table, one line for every usage error, --csv with --json refused
 # shellcheck disable=SC2086
-"$bench" copy -s 64 --align 0-0 --mode cache-cache,cold --csv $fast \
-	>"$dir/alias.csv" || fail "copy --mode cache-cache,cold exited $?"
+"$bench" copy -s 64 --align 0-0 --mode cache-cache,cold --csv --region 64M \
+	$fast >"$dir/alias.csv" || fail "copy --mode cache-cache,cold exited $?"
 grep -q '^"copy hot 0-0",' "$dir/alias.csv" && grep -q '^"copy cold 0-0",' \
 	"$dir/alias.csv" || fail "copy --mode cache-cache,cold: no hot and cold tables"
 # shellcheck disable=SC2086
-"$bench" set -s 64 --align 0 --mode memory --csv $fast >"$dir/alias2.csv" ||
-	fail "set --mode memory exited $?"
+"$bench" set -s 64 --align 0 --mode memory --csv --region 64M $fast \
+	>"$dir/alias2.csv" || fail "set --mode memory exited $?"
 grep -q '^"set cold 0",' "$dir/alias2.csv" || fail "set --mode memory: no cold table"
 for f in "$dir"/*.csv; do
 	awk -F, '$5 ~ /ref/ && $4 != "\"libc\"" { bad = 1; print FILENAME ": " $0 }
