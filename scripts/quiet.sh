@@ -5,8 +5,8 @@
 # that may move is moved to the other CPUs for the run, and given its own
 # CPU set back afterwards, also when CMD fails or is interrupted: a task
 # left pinned would pin every process it starts later (a CI run started
-# from a shell left on CPU 0 took 450 s for a stage that takes 271 s on
-# two).  The measurement pages call it /tmp/quiet.sh; as root (moving
+# from a shell left on CPU 0 took 450 s for a native stage that took
+# 316 s on both CPUs).  The measurement pages call it /tmp/quiet.sh; as root (moving
 # other users' tasks needs it).
 #
 #   scripts/quiet.sh ./build/fastmem-bench replay

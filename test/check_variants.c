@@ -60,7 +60,7 @@ static size_t max_large(void)
  * FMTEST_MIN_SIZE=N: only the calls of N bytes or more.  For the runs of
  * test/small-threshold.sh, whose settings change nothing below their
  * threshold: the smaller sizes are the main run's, and under qemu they
- * were most of the time of the whole cross suite.
+ * made that script the longest test of each CPU model's quick run.
  */
 static size_t min_size(void)
 {
