@@ -82,6 +82,12 @@ FM_HIDDEN int fm_arch_streams_below(enum fm_op op, const void *d, const void *s,
 /* Whether the class's data passes over the automatic candidate name for op
  * (for another of the same ISA further down the registry).  RESOLVER-SAFE. */
 FM_HIDDEN int fm_arch_passes_over(enum fm_op op, const char *name);
+/* What the class decides once from the caches and the settings, before the
+ * first call (fm_thresholds_init; x86: where copies stop taking the vector
+ * loop without a look at the crossovers).  RESOLVER-SAFE. */
+struct fm_settings;
+FM_HIDDEN void fm_arch_thresholds_init(const struct fm_cache_info *ci,
+				       const struct fm_settings *st);
 #else
 #define FM_ARCH_CLASSES 0
 #endif

@@ -90,11 +90,25 @@ size_t fm_threshold_slow(enum fm_op op)
 	return t;
 }
 
+#if FM_ARCH_CLASSES
+static int arch_ready;
+#endif
+
 void fm_thresholds_init(void)
 {
 	for (int op = 0; op < FM_OP_COUNT; op++)
 		if (!__atomic_load_n(&fm_nt_cache[op], __ATOMIC_RELAXED))
 			fm_threshold_slow((enum fm_op)op);
+#if FM_ARCH_CLASSES
+	if (!__atomic_load_n(&arch_ready, __ATOMIC_RELAXED)) {
+		struct fm_settings scratch;
+		struct fm_cache_info ci;
+
+		fm_arch_cache_info(&ci);
+		fm_arch_thresholds_init(&ci, fm_settings_get(&scratch));
+		__atomic_store_n(&arch_ready, 1, __ATOMIC_RELAXED);
+	}
+#endif
 }
 
 size_t fm_nt_threshold(enum fm_op op)

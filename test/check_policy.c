@@ -18,10 +18,11 @@
 #include "x86/x86.h"
 
 static const struct fm_cache_info caches[] = {
-	{ 64, 32 << 10, 512 << 10, 32 << 20, 1, 2 }, /* Zen 3 guest */
-	{ 64, 48 << 10, 2 << 20, 260 << 20, 1, 2 },  /* the Intel Xeon */
-	{ 64, 48 << 10, 1 << 20, 32 << 20, 2, 16 },  /* L2 shared by 2 */
-	{ 64, 48 << 10, 1 << 20, 508 << 20, 1, 0 },  /* the Zen 5 guest */
+	{ 64, 32 << 10, 512 << 10, 32 << 20, 1, 2 },  /* Zen 3 guest */
+	{ 64, 48 << 10, 2 << 20, 260 << 20, 1, 2 },   /* the Intel Xeon */
+	{ 64, 48 << 10, 1 << 20, 32 << 20, 2, 16 },   /* L2 shared by 2 */
+	{ 64, 48 << 10, 1 << 20, 508 << 20, 1, 0 },   /* the Zen 5 guest */
+	{ 64, 48 << 10, 1280 << 10, 48 << 20, 1, 2 }, /* the Ice Lake guest */
 };
 #define NCACHES (sizeof(caches) / sizeof(caches[0]))
 
@@ -133,6 +134,9 @@ START_TEST(golden_crossovers)
 		  SIZE_MAX, 0, 1, 0, 1 },
 		{ "Intel server core, 2 MiB L2", 1, (24 << 10) + 1, SIZE_MAX,
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
+		  SIZE_MAX, SIZE_MAX, 2048, 8, 0, 0 },
+		{ "Intel Ice Lake server", 4, 4096, SIZE_MAX, SIZE_MAX,
+		  960 << 10, 1280 << 10, 2560 << 10, 15 << 20, 20 << 20,
 		  SIZE_MAX, SIZE_MAX, 2048, 8, 0, 0 },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
@@ -826,6 +830,54 @@ START_TEST(set_timed_both_ways)
 }
 END_TEST
 
+/*
+ * Copies take the vector loop without looking the crossovers up only below
+ * the rep movsb crossover the crossovers have (or 16 KiB), set before the
+ * first call: a class's crossover or a rep_from setting below 16 KiB is
+ * honoured from the first copy on.
+ */
+START_TEST(copy_loop_below_rep)
+{
+	const struct fm_x86_tune *t = fm_x86_tune();
+	size_t want = t->copy_rep_min < FM_X86_LOOP_BELOW ? t->copy_rep_min
+							  : FM_X86_LOOP_BELOW;
+
+	ck_assert_uint_eq(fm_x86_copy_loop_below, want);
+}
+END_TEST
+
+/* The floor as the resolvers set it, on the Ice Lake guest's caches: the
+ * class's crossover, a rep_from either side of 16 KiB, no ERMS. */
+START_TEST(copy_loop_below_settings)
+{
+	const struct fm_cache_info *ci = &caches[4];
+	size_t saved = fm_x86_copy_loop_below;
+	size_t rep = fm_x86_crossover(fm_x86_class()->copy_rep, ci) + 1;
+	struct fm_settings st;
+
+	memset(&st, 0, sizeof(st));
+	if (!(fm_usable_features_of(&st) & FM_FEAT(erms)))
+		rep = SIZE_MAX;
+	fm_arch_thresholds_init(ci, &st);
+	ck_assert_uint_eq(fm_x86_copy_loop_below,
+			  rep < FM_X86_LOOP_BELOW ? rep : FM_X86_LOOP_BELOW);
+	st.rep_src[FM_OP_MEMCPY] = FM_SRC_CONFIG;
+	st.rep[FM_OP_MEMCPY] = 4096;
+	fm_arch_thresholds_init(ci, &st);
+	if (fm_usable_features_of(&st) & FM_FEAT(erms))
+		ck_assert_uint_eq(fm_x86_copy_loop_below, 4096);
+	st.rep[FM_OP_MEMCPY] = 1 << 20;
+	fm_arch_thresholds_init(ci, &st);
+	ck_assert_uint_eq(fm_x86_copy_loop_below, FM_X86_LOOP_BELOW);
+	/* FASTMEM_DISABLE=erms: no rep movsb, whatever rep_from says */
+	st.rep[FM_OP_MEMCPY] = 4096;
+	st.disable = FM_FEAT(erms);
+	fm_arch_thresholds_init(ci, &st);
+	ck_assert_uint_eq(fm_x86_copy_loop_below, FM_X86_LOOP_BELOW);
+	fm_x86_copy_loop_below = saved;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -834,6 +886,8 @@ int main(void)
 	tcase_add_test(tc, table_is_sane);
 	tcase_add_test(tc, one_class_per_cpu);
 	tcase_add_test(tc, golden_crossovers);
+	tcase_add_test(tc, copy_loop_below_rep);
+	tcase_add_test(tc, copy_loop_below_settings);
 	tcase_add_test(tc, zen4_by_class);
 	tcase_add_test(tc, size_formula_in_one_place);
 	tcase_add_test(tc, unknown_cache_sizes);

@@ -155,6 +155,47 @@ static const struct fm_x86_class classes[] = {
 			  "2 MiB L2), 2026-11-30: copy-then-read-back.txt, "
 			  "set.txt, copy.txt",
 	},
+	{
+		/* Ice Lake server (Sunny Cove): only model 106 (0x6a)
+		 * measured; 0x6c is the same core (Ice Lake-D):
+		 * docs/measurements/icelake-guest.md#the-ice-lake-class */
+		.name = "Intel Ice Lake server",
+		.vendor = FM_X86_INTEL,
+		.family = 6,
+		.models = { { 0x6a, 0x6a }, { 0x6c, 0x6c } },
+		/* rep movsb from 4 KiB: 1.26-1.65x the zmm loop at 4-16 KiB
+		 * in L1; from 2 KiB it lost 15% on the fleet's random
+		 * 2-4 KiB copies: docs/measurements/icelake-guest.md#copy_rep
+		 */
+		.copy_rep = BYTES(4095),
+		.copy_rep_cold = NEVER,
+		.copy_rep_any = NEVER,
+		/* rep stosb lost hot below 32 KiB, tied the loop above:
+		 * docs/measurements/icelake-guest.md#set_rep */
+		.set_rep = L2(3, 4),
+		.set_rep_cold = NEVER,
+		/* at 2 KiB the loop beat rep movsb 1-63 bytes ahead:
+		 * docs/measurements/icelake-guest.md#rep_movsb_aliasing */
+		.rep_movsb_aliasing = 1,
+		/* streaming into cold destinations won read back from 1 MiB;
+		 * into cached ones lost at 8 MiB and won from 16 MiB:
+		 * docs/measurements/icelake-guest.md#copy_cold */
+		.copy_cold = L2(1, 1),
+		.copy_cached = L2(12, 1),
+		/* cold sets won streamed from 2 MiB; cached ones lost up to
+		 * 16 MiB and won from 32 MiB:
+		 * docs/measurements/icelake-guest.md#set_cold */
+		.set_cold = L2(2, 1),
+		.set_cached = L2(16, 1),
+		.set_rep_streams = NEVER,
+		/* as the measurements were taken (the formula's shape):
+		 * docs/measurements/icelake-guest.md#streaming-shape */
+		.copy_nt_prefetch = 2048,
+		.set_nt_pages = 8,
+		.source = "Ice Lake server KVM guest (family 6 model 106, "
+			  "48 KiB L1d, 1.25 MiB L2), 2026-12-06: "
+			  "fastmem-bench copy, calibrate, residency",
+	},
 };
 
 /*
@@ -263,6 +304,32 @@ size_t fm_x86_crossover(struct fm_crossover x, const struct fm_cache_info *ci)
 		return SIZE_MAX;
 	}
 	return base / x.div * x.mul;
+}
+
+size_t fm_x86_copy_rep_min(const struct fm_x86_class *k,
+			   const struct fm_cache_info *ci, int erms,
+			   const struct fm_settings *st)
+{
+	if (!erms)
+		return SIZE_MAX;
+	if (st && st->rep_src[FM_OP_MEMCPY])
+		return st->rep[FM_OP_MEMCPY];
+	return fm_x86_crossover(k->copy_rep, ci) + 1;
+}
+
+size_t fm_x86_copy_loop_below = FM_X86_LOOP_BELOW;
+
+/* The copies' loop floor (x86.h), the same copy_rep_min the crossovers
+ * will have.  RESOLVER-SAFE. */
+void fm_arch_thresholds_init(const struct fm_cache_info *ci,
+			     const struct fm_settings *st)
+{
+	int erms = (fm_usable_features_of(st) & FM_FEAT(erms)) != 0;
+	size_t rep = fm_x86_copy_rep_min(fm_x86_class(), ci, erms, st);
+
+	__atomic_store_n(&fm_x86_copy_loop_below,
+			 rep < FM_X86_LOOP_BELOW ? rep : FM_X86_LOOP_BELOW,
+			 __ATOMIC_RELAXED);
 }
 
 /* Streaming from this size whatever the residency (fm_nt_threshold's

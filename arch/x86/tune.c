@@ -50,8 +50,7 @@ void fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 {
 	int erms = (features & FM_FEAT(erms)) != 0;
 
-	t->copy_rep_min =
-		erms ? fm_x86_crossover(k->copy_rep, ci) + 1 : SIZE_MAX;
+	t->copy_rep_min = fm_x86_copy_rep_min(k, ci, erms, NULL);
 	t->copy_rep_cold = fm_x86_crossover(k->copy_rep_cold, ci);
 	t->copy_rep_any = fm_x86_crossover(k->copy_rep_any, ci);
 	t->set_rep_min = erms ? fm_x86_crossover(k->set_rep, ci) : SIZE_MAX;
@@ -122,10 +121,12 @@ static int cal_state;
 
 /* rep_from[.memcpy|.memset] in a config file: where rep movsb / rep stosb
  * take over from the vector loop (fastmem-bench calibrate measures it) */
-static void rep_overrides(struct fm_x86_tune *t, const struct fm_settings *st)
+static void rep_overrides(struct fm_x86_tune *t, const struct fm_x86_class *k,
+			  const struct fm_cache_info *ci,
+			  const struct fm_settings *st)
 {
-	if (t->copy_rep_min != SIZE_MAX && st->rep_src[FM_OP_MEMCPY])
-		t->copy_rep_min = st->rep[FM_OP_MEMCPY];
+	t->copy_rep_min =
+		fm_x86_copy_rep_min(k, ci, t->copy_rep_min != SIZE_MAX, st);
 	if (t->set_rep_min != SIZE_MAX && st->rep_src[FM_OP_MEMSET]) {
 		t->set_rep_min = st->rep[FM_OP_MEMSET];
 		/* never: not even where it would stream by itself, nor
@@ -176,7 +177,7 @@ static const struct fm_x86_tune *tune_init(void)
 		want = 0; /* being calibrated elsewhere: without, for now */
 		fm_x86_tune_compute(&t, k, &ci, fm_usable_features_of(st), &cal,
 				    0, explicit_thr, cold);
-		rep_overrides(&t, st);
+		rep_overrides(&t, k, &ci, st);
 		publish(&without_probe, &t);
 		return &without_probe;
 	}
@@ -188,7 +189,7 @@ static const struct fm_x86_tune *tune_init(void)
 		explicit_thr[op] = explicit_thr[op] && !(cold[op] && probe);
 	fm_x86_tune_compute(&t, k, &ci, fm_usable_features_of(st), &cal, probe,
 			    explicit_thr, cold);
-	rep_overrides(&t, st);
+	rep_overrides(&t, k, &ci, st);
 	/* read only after the release below (the notes) */
 	probe_wanted = want;
 	probe_cal = cal;

@@ -410,14 +410,17 @@ copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
 }
 
 /*
- * Below any L1d / 2 the loop, without looking the crossover up; inline, so
- * that these sizes reach the loop without the policy's register saves
- * (GCC did not shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).
+ * Below fm_x86_copy_loop_below (16 KiB, or a lower rep movsb crossover) the
+ * loop, without looking the crossovers up; inline, so that these sizes
+ * reach the loop without the policy's register saves (GCC did not
+ * shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).
  */
 static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
 				       int op)
 {
-	if (FM_LIKELY(n < 16384 && n < thr))
+	if (FM_LIKELY(n < __atomic_load_n(&fm_x86_copy_loop_below,
+					  __ATOMIC_RELAXED) &&
+		      n < thr))
 		return copy_loop(d, s, n);
 	return copy_big_policy(d, s, n, thr, op);
 }

@@ -355,11 +355,15 @@ static __attribute__((noinline)) void *set_big_policy(u8 *d, int c, size_t n,
 	}
 }
 
-/* As copy_big */
+/*
+ * As copy_big, but the floor stays 16 KiB: lowered like the copies', it
+ * would turn on the Intel class's rep stosb from 2 KiB below 16 KiB, where
+ * every replay of that class (and of any other) ran the loop.
+ */
 static FM_ALWAYS_INLINE void *set_big(u8 *d, int c, size_t n, size_t thr,
 				      int probe)
 {
-	if (FM_LIKELY(n < 16384 && n < thr))
+	if (FM_LIKELY(n < FM_X86_LOOP_BELOW && n < thr))
 		return set_loop(d, c, n);
 	return set_big_policy(d, c, n, thr, probe);
 }

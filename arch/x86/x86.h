@@ -187,6 +187,22 @@ fm_x86_tune_compute(struct fm_x86_tune *t, const struct fm_x86_class *k,
 		    const size_t *cold_override);
 
 extern FM_HIDDEN struct fm_x86_tune fm_x86_tune_cache;
+/*
+ * Copies past the small sizes and below this many bytes take the vector
+ * loop without looking the crossovers up (copy_big, vecops-copy.h): 16 KiB,
+ * or copy_rep_min where that is lower (a class whose rep movsb wins below
+ * 16 KiB, or a rep_from setting), set before the first call
+ * (fm_arch_thresholds_init), so that such copies reach rep movsb before
+ * any call has computed the rest of the crossovers.
+ */
+#define FM_X86_LOOP_BELOW 16384
+extern FM_HIDDEN size_t fm_x86_copy_loop_below;
+/* Where temporal copies take rep movsb: the class's crossover, or
+ * rep_from.memcpy (st may be NULL: none); SIZE_MAX without ERMS.
+ * RESOLVER-SAFE. */
+FM_HIDDEN size_t fm_x86_copy_rep_min(const struct fm_x86_class *k,
+				     const struct fm_cache_info *ci, int erms,
+				     const struct fm_settings *st);
 FM_HIDDEN const struct fm_x86_tune *fm_x86_tune_init(void);
 FM_HIDDEN const char *fm_x86_tune_notes(void);
 
