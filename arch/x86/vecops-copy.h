@@ -413,13 +413,21 @@ copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
  * Below fm_x86_copy_loop_below (16 KiB, or a lower rep movsb crossover) the
  * loop, without looking the crossovers up; inline, so that these sizes
  * reach the loop without the policy's register saves (GCC did not
- * shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).
+ * shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).  Between a lower
+ * crossover and 16 KiB, the 4 KiB alias window too (fm_rep_movsb_slow): the
+ * policy would send such copies back to the loop (every class with a
+ * crossover that low keeps the window), and the way there cost hot 4 KiB
+ * copies 5% on the Ice Lake guest
+ * (docs/measurements/icelake-guest.md#the-alias-window-inline).
  */
 static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
 				       int op)
 {
-	if (FM_LIKELY(n < __atomic_load_n(&fm_x86_copy_loop_below,
-					  __ATOMIC_RELAXED) &&
+	size_t below =
+		__atomic_load_n(&fm_x86_copy_loop_below, __ATOMIC_RELAXED);
+
+	if (FM_LIKELY((n < below || (n < FM_X86_LOOP_BELOW &&
+				     fm_rep_movsb_slow(d, s))) &&
 		      n < thr))
 		return copy_loop(d, s, n);
 	return copy_big_policy(d, s, n, thr, op);
