@@ -71,6 +71,17 @@ START_TEST(table_is_sane)
 			ck_assert_msg(k->set_cold.base == FM_X_NEVER || sc < sh,
 				      "%s: sets", k->name);
 			ck_assert(ch != SIZE_MAX && sh != SIZE_MAX);
+			/* copy_big sends the alias window to the loop inline
+			 * below 16 KiB: only a class that keeps it may
+			 * take rep movsb there */
+			ck_assert_msg(k->rep_movsb_aliasing ||
+					      fm_x86_crossover(k->copy_rep,
+							       &caches[c]) +
+							      1 >=
+						      FM_X86_LOOP_BELOW,
+				      "%s: rep movsb below 16 KiB without "
+				      "the alias window",
+				      k->name);
 		}
 	}
 }

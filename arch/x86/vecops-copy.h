@@ -416,7 +416,9 @@ copy_big_policy(u8 *d, const u8 *s, size_t n, size_t thr, int op)
  * shrink-wrap them: 256 B-16 KiB paid 5 pushes and pops).  Between a lower
  * crossover and 16 KiB, the 4 KiB alias window too (fm_rep_movsb_slow): the
  * policy would send such copies back to the loop (every class with a
- * crossover that low keeps the window), and the way there cost hot 4 KiB
+ * crossover that low keeps the window: check_policy's table_is_sane; only
+ * a rep_from.memcpy below 16 KiB on a class without it loses rep movsb
+ * there), and the way there cost hot 4 KiB
  * copies 5% on the Ice Lake guest
  * (docs/measurements/icelake-guest.md#the-alias-window-inline).
  */
@@ -426,8 +428,8 @@ static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
 	size_t below =
 		__atomic_load_n(&fm_x86_copy_loop_below, __ATOMIC_RELAXED);
 
-	if (FM_LIKELY((n < below || (n < FM_X86_LOOP_BELOW &&
-				     fm_rep_movsb_slow(d, s))) &&
+	if (FM_LIKELY((n < below ||
+		       (n < FM_X86_LOOP_BELOW && fm_rep_movsb_slow(d, s))) &&
 		      n < thr))
 		return copy_loop(d, s, n);
 	return copy_big_policy(d, s, n, thr, op);
