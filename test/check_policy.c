@@ -147,7 +147,7 @@ START_TEST(golden_crossovers)
 		  SIZE_MAX, 2048, 2 << 20, 2 << 20, (size_t)64 << 20, 16 << 20,
 		  SIZE_MAX, SIZE_MAX, 2048, 8, 0, 0 },
 		{ "Intel Ice Lake server", 4, 4096, SIZE_MAX, SIZE_MAX,
-		  960 << 10, 1280 << 10, 2560 << 10, 15 << 20, 20 << 20,
+		  48 << 10, 1280 << 10, 2560 << 10, 15 << 20, 20 << 20,
 		  SIZE_MAX, SIZE_MAX, 2048, 8, 0, 0 },
 	};
 	struct fm_x86_probe_cal cal = { 40, 400, 800, 6400, "" };
