@@ -98,7 +98,7 @@ static inline void mask_set(unsigned char *d, int c, size_t n)
 /*
  * Sets of more than 4 and up to 8 VEC (257-512 B) in address order
  * (vecops-set.h, set_le8).  On the Zen 4 guest, hot sets of 384 and 512 B
- * to dst + 13 ran 0.88-0.92x glibc with the order the other families keep
+ * to dst + 13 ran 0.88-0.92x glibc with the order the avx512 build keeps
  * (the first two and last two vectors, then the middle four), 1.11x faster
  * in order; every replay table within 0.994-1.004
  * (docs/measurements/zen4-guest.md#set_le8_in_order).
@@ -107,6 +107,13 @@ static inline void mask_set(unsigned char *d, int c, size_t n)
  * where the second store costs even on the first one's line.
  */
 #define SET_LE8_IN_ORDER
+#else
+/*
+ * The order of sets of 4-8 VEC that this build was last measured with
+ * (Zen 5, the Xeons); the other orders were measured on Zen 3 (avx2 and
+ * sse2) and Zen 4 (avx512_zen4) only.
+ */
+#define SET_LE8_ENDS_FIRST
 #endif
 
 #include "vecops.h"

@@ -25,7 +25,8 @@
  *   VZERO()                all zero
  * and, with byte-masked loads and stores (AVX-512BW), VMASK_COPY(d, s, n)
  * and VMASK_SET(d, c, n) for n <= VEC without a ladder of size branches;
- * SET_LE8_IN_ORDER stores sets of more than 4 VEC in address order.
+ * SET_LE8_IN_ORDER gives sets of 4-8 VEC a path apart from 2-4 VEC;
+ * SET_LE8_ENDS_FIRST stores their first and last two vectors first.
  */
 #ifndef VEC
 #error "define the vector operations before including vecops.h"
