@@ -56,34 +56,26 @@ static inline void set_le2(u8 *d, int c, size_t n)
  * not move (docs/measurements/zen3-guest.md, "Sets of 4-8 VEC in address
  * order").
  */
-#if defined(SET_LE8_ENDS_FIRST)
-/* the first two and last two vectors, then the middle four */
+#ifndef SET_LE8_IN_ORDER
 static inline void set_le8(u8 *d, vec_t v, size_t n)
 {
 	VSTOREU(d, v);
 	VSTOREU(d + VEC, v);
+#ifdef SET_LE8_ENDS_FIRST
+	/* the last two before the middle four, as the order was before */
 	VSTOREU(d + n - 2 * VEC, v);
 	VSTOREU(d + n - VEC, v);
+#endif
 	if (n > 4 * VEC) {
 		VSTOREU(d + 2 * VEC, v);
 		VSTOREU(d + 3 * VEC, v);
 		VSTOREU(d + n - 4 * VEC, v);
 		VSTOREU(d + n - 3 * VEC, v);
 	}
-}
-#elif !defined(SET_LE8_IN_ORDER)
-static inline void set_le8(u8 *d, vec_t v, size_t n)
-{
-	VSTOREU(d, v);
-	VSTOREU(d + VEC, v);
-	if (n > 4 * VEC) {
-		VSTOREU(d + 2 * VEC, v);
-		VSTOREU(d + 3 * VEC, v);
-		VSTOREU(d + n - 4 * VEC, v);
-		VSTOREU(d + n - 3 * VEC, v);
-	}
+#ifndef SET_LE8_ENDS_FIRST
 	VSTOREU(d + n - 2 * VEC, v);
 	VSTOREU(d + n - VEC, v);
+#endif
 }
 #else
 /*
