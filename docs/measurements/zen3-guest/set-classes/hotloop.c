@@ -22,16 +22,11 @@ extern void *set_avx2(void *, int, size_t);
 #define SU(p, v) _mm256_storeu_si256((void *)(p), v)
 #define SA(p, v) _mm256_store_si256((void *)(p), v)
 
-__attribute__((noinline, target("avx2"))) static void *
-loop_from_32(void *dst, int c, size_t n)
+/* aligned blocks of four vectors from p while p < end, then the four
+ * unaligned vectors from end: the part both structures share */
+__attribute__((always_inline, target("avx2"))) static inline void
+blocks_and_tail(unsigned char *p, unsigned char *end, __m256i v)
 {
-	unsigned char *d = dst;
-	if (n <= 256)
-		return memset(dst, c, n);
-	__m256i v = _mm256_set1_epi8((char)c);
-	unsigned char *end = d + n - 128;
-	unsigned char *p = (unsigned char *)(((uintptr_t)d + 32) & ~(uintptr_t)31);
-	SU(d, v);
 	for (; p < end; p += 128) {
 		SA(p, v);
 		SA(p + 32, v);
@@ -42,6 +37,19 @@ loop_from_32(void *dst, int c, size_t n)
 	SU(end + 32, v);
 	SU(end + 64, v);
 	SU(end + 96, v);
+}
+
+__attribute__((noinline, target("avx2"))) static void *
+loop_from_32(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+	if (n <= 256)
+		return memset(dst, c, n);
+	__m256i v = _mm256_set1_epi8((char)c);
+
+	SU(d, v);
+	blocks_and_tail((unsigned char *)(((uintptr_t)d + 32) & ~(uintptr_t)31),
+			d + n - 128, v);
 	return dst;
 }
 
@@ -52,22 +60,13 @@ loop_from_128(void *dst, int c, size_t n)
 	if (n <= 256)
 		return memset(dst, c, n);
 	__m256i v = _mm256_set1_epi8((char)c);
-	unsigned char *end = d + n - 128;
-	unsigned char *p = (unsigned char *)(((uintptr_t)d + 128) & ~(uintptr_t)31);
+
 	SU(d, v);
 	SU(d + 32, v);
 	SU(d + 64, v);
 	SU(d + 96, v);
-	for (; p < end; p += 128) {
-		SA(p, v);
-		SA(p + 32, v);
-		SA(p + 64, v);
-		SA(p + 96, v);
-	}
-	SU(end, v);
-	SU(end + 32, v);
-	SU(end + 64, v);
-	SU(end + 96, v);
+	blocks_and_tail((unsigned char *)(((uintptr_t)d + 128) & ~(uintptr_t)31),
+			d + n - 128, v);
 	return dst;
 }
 
