@@ -398,12 +398,17 @@ ENTRY_ALIGN void *FN(set_, _auto)(void *dst, int c, size_t n, size_t thr)
 	return set_big(dst, c, n, thr, 0);
 }
 
+static BIG_PATH void *memset_big(u8 *d, int c, size_t n)
+{
+	return set_big(d, c, n, fm_threshold_ready(FM_OP_MEMSET), 1);
+}
+
 static FM_ALWAYS_INLINE void *memset_auto(void *dst, int c, size_t n)
 {
 	RETURN_DST_EARLY(dst);
 	if (set_small(dst, c, n))
 		return dst;
-	return set_big(dst, c, n, fm_threshold_ready(FM_OP_MEMSET), 1);
+	return memset_big(dst, c, n);
 }
 
 /* As dispatched: see memcpy_<family>_auto */

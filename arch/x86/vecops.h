@@ -51,6 +51,31 @@
 #define RETURN_DST_EARLY(p) ((void)0)
 #endif
 
+/*
+ * i386, the avx2 family.  GCC realigns the stack of a 32-bit function that
+ * holds a ymm value and makes a call, and it sets up the PIC register that
+ * the threshold loads need in the prologue, on every path.  In the entry
+ * points, that took a third of the speed of small copies where the data
+ * missed the caches: on the Zen 3 guest, copies of 1-31 B at the fleet's
+ * sizes ran 0.57-0.73x glibc in the memory arena, through the sse2
+ * family's entry points 0.83-1.05x.  So there
+ * (I386_APART) the entry points hold no ymm value (copy_small) and take
+ * the way past the small sizes, with the threshold loads, in a function of
+ * their own (BIG_PATH): the fleet's copies 1.08-1.34x faster than before
+ * in every arena, sets 1.01-1.22x, hot copies of 1-64 B 1.05-1.37x, but
+ * 96 B-1 KiB 0.94-1.09x, one call more (docs/measurements/zen3-guest.md,
+ * "i686 builds").  Not for the sse2 family (no realignment; the call more
+ * cost hot copies of 200-512 B 2-8%, below glibc's speed) nor AVX-512 on
+ * i386 (not measured).
+ */
+#if defined(__i386__) && !defined(VMASK_COPY) && VEC == 32
+#define I386_APART 1
+#define BIG_PATH __attribute__((noinline))
+#else
+#define I386_APART 0
+#define BIG_PATH FM_ALWAYS_INLINE
+#endif
+
 #define FN(pre, post) FN_(pre, FAMILY, post)
 #define FN_(a, b, c) FN__(a, b, c)
 #define FN__(a, b, c) a##b##c
