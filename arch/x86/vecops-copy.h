@@ -181,17 +181,21 @@ static FM_ALWAYS_INLINE void copy_bwd(u8 *d, const u8 *s, size_t n, int split)
 		VSTOREU(d + n - VEC, t);
 }
 
+/* Whether a loop of n bytes runs backward: a forward loop's loads meet
+ * its own stores only where dst is less than n ahead (vecops.h,
+ * ALIAS_WINDOW) */
+#define LOOP_BACKWARD(d, s, n)                                                 \
+	(!fm_fwd_ok(d, s, n) ||                                                \
+	 (fm_bwd_ok(d, s, n) &&                                                \
+	  fm_alias_4k(d, s, (n) < ALIAS_WINDOW ? (n) : ALIAS_WINDOW)))
+
 /*
  * n > 8 VEC, temporal, either direction as overlap and aliasing require.
  * The noinline helpers return dst so that their callers can tail-call them.
  */
 static __attribute__((noinline)) void *copy_loop(u8 *d, const u8 *s, size_t n)
 {
-	/* a forward loop's loads meet its own stores only where dst is less
-	 * than n ahead (vecops.h, ALIAS_WINDOW) */
-	size_t window = n < ALIAS_WINDOW ? n : ALIAS_WINDOW;
-	int back = !fm_fwd_ok(d, s, n) ||
-		   (fm_bwd_ok(d, s, n) && fm_alias_4k(d, s, window));
+	int back = LOOP_BACKWARD(d, s, n);
 
 	/* split a constant in each call, so that the usual path is the
 	 * loops without it */
@@ -205,6 +209,19 @@ static __attribute__((noinline)) void *copy_loop(u8 *d, const u8 *s, size_t n)
 	} else {
 		copy_fwd(d, s, n, 0);
 	}
+	return d;
+}
+
+/* The same, inlined where COPY_LOOP_INLINE says; the loops that split
+ * their last vector stay in copy_loop */
+static FM_ALWAYS_INLINE void *copy_loop_inline(u8 *d, const u8 *s, size_t n)
+{
+	if (split_tail(d, s, n))
+		return copy_loop(d, s, n);
+	if (LOOP_BACKWARD(d, s, n))
+		copy_bwd(d, s, n, 0);
+	else
+		copy_fwd(d, s, n, 0);
 	return d;
 }
 
@@ -468,7 +485,8 @@ static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
 	if (FM_LIKELY((n < below ||
 		       (n < FM_X86_LOOP_BELOW && fm_rep_movsb_slow(d, s))) &&
 		      n < thr))
-		return copy_loop(d, s, n);
+		return COPY_LOOP_INLINE ? copy_loop_inline(d, s, n)
+					: copy_loop(d, s, n);
 	return copy_big_policy(d, s, n, thr, op);
 }
 

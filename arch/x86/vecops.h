@@ -76,6 +76,27 @@
 #define BIG_PATH FM_ALWAYS_INLINE
 #endif
 
+/*
+ * Whether the loops of more than 8 VEC below the crossovers are inlined
+ * into the dispatched entry points, where they were a tail call.  On the
+ * Zen 3 guest (docs/measurements/zen3-guest.md, "The loops inline"), the
+ * avx2 family's hot copies of 384 and 512 B ran 1.14-1.18x faster, its hot
+ * aligned sets of 384 B 1.12x, the sse2 family's hot sets of 200 B-2 KiB
+ * 1.07-1.30x, and every replay table within 0.994-1.015 (avx2) and
+ * 0.995-1.038 (sse2) of before.  The sse2 family's copies are not
+ * inlined: its hot copies of 384 B-2 KiB lost 3-6%.  Nor the AVX-512
+ * families' loops (not measured since), nor any on i386 (not measured;
+ * in the avx2 family's memcpy_big, I386_APART, the ymm values of an inline
+ * loop realigned its stack and cost hot copies of 384 B-32 KiB 1-6%).
+ */
+#if defined(__x86_64__) && !defined(VMASK_COPY)
+#define SET_LOOP_INLINE 1
+#define COPY_LOOP_INLINE (VEC == 32)
+#else
+#define SET_LOOP_INLINE 0
+#define COPY_LOOP_INLINE 0
+#endif
+
 #define FN(pre, post) FN_(pre, FAMILY, post)
 #define FN_(a, b, c) FN__(a, b, c)
 #define FN__(a, b, c) a##b##c
