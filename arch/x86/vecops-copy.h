@@ -41,12 +41,12 @@ static inline int crosses_page(const u8 *p, size_t k)
  * Whether a loop's last vector, at d + n - VEC, would straddle a page and
  * may be replaced by what lies either side of the boundary, read from the
  * source after the loop (so only when the buffers do not overlap).  As in
- * set_loop: an access that straddles a page costs far more than one that
- * straddles a line.  Hot copies of 4 and 8 KiB with source and destination
- * 13 bytes past a page start ran 1.15-1.43x glibc on the Zen 5 guest, 3 KiB
- * 1.60-1.72x; split, 1.52-1.81x, and 4 KiB to dst + 13 from an aligned
- * source 1.61-1.71x -> 1.85-1.98x; the replays did not move beyond their
- * noise (docs/measurements/zen5-guest.md, "Page-straddling copies").
+ * set_loop_body: an access that straddles a page costs far more than one
+ * that straddles a line.  Hot copies of 4 and 8 KiB with source and
+ * destination 13 bytes past a page start ran 1.15-1.43x glibc on the Zen 5
+ * guest, 3 KiB 1.60-1.72x; split, 1.52-1.81x, and 4 KiB to dst + 13 from an
+ * aligned source 1.61-1.71x -> 1.85-1.98x; the replays did not move beyond
+ * their noise (docs/measurements/zen5-guest.md, "Page-straddling copies").
  */
 static inline int split_tail(const u8 *d, const u8 *s, size_t n)
 {

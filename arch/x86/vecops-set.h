@@ -152,8 +152,9 @@ static inline void stream_lines(u8 *p, u8 *end, vec_t v)
 }
 
 /*
- * n > 8 VEC.  The noinline helpers take the byte, not a vector: GCC leaves
- * out the vzeroupper at the end of a function that gets a vector argument.
+ * n > 8 VEC.  The loop and the noinline helpers below take the byte, not a
+ * vector: GCC leaves out the vzeroupper at the end of a function that gets
+ * a vector argument.
  *
  * An unaligned vector that straddles a page boundary costs far more than
  * one that straddles a line: hot 4 and 8 KiB sets at page offset 13 ran

@@ -82,12 +82,13 @@
  * Zen 3 guest (docs/measurements/zen3-guest.md, "The loops inline"), the
  * avx2 family's hot copies of 384 and 512 B ran 1.14-1.18x faster, its hot
  * aligned sets of 384 B 1.12x, the sse2 family's hot sets of 200 B-2 KiB
- * 1.07-1.30x, and every replay table within 0.994-1.015 (avx2) and
- * 0.995-1.038 (sse2) of before.  The sse2 family's copies are not
- * inlined: its hot copies of 384 B-2 KiB lost 3-6%.  Nor the AVX-512
- * families' loops (not measured since), nor any on i386 (not measured;
- * in the avx2 family's memcpy_big, I386_APART, the ymm values of an inline
- * loop realigned its stack and cost hot copies of 384 B-32 KiB 1-6%).
+ * 1.07-1.30x, and every replay table's geometric mean within 0.994-1.011
+ * (avx2) and 0.995-1.032 (sse2) of before.  The sse2 family's copies are
+ * not inlined: its hot copies of 384 B-2 KiB lost 3-6%.  Nor the AVX-512
+ * families' loops (not measured since), nor any on i386: its sets were not
+ * measured, and in the avx2 family's memcpy_big (I386_APART) the ymm
+ * values of an inline copy loop realigned the stack, which cost hot copies
+ * of 384 B-32 KiB 1-6% ("i686 builds").
  */
 #if defined(__x86_64__) && !defined(VMASK_COPY)
 #define SET_LOOP_INLINE 1
