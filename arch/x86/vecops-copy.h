@@ -419,7 +419,7 @@ static FM_ALWAYS_INLINE int copy_small(u8 *d, const u8 *s, size_t n)
 
 #endif
 
-ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
+COPY_ENTRY void *FN(copy_, )(void *dst, const void *src, size_t n)
 {
 	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
@@ -428,7 +428,7 @@ ENTRY_ALIGN void *FN(copy_, )(void *dst, const void *src, size_t n)
 }
 
 /* Streams whenever the buffers do not overlap and a loop would run. */
-ENTRY_ALIGN void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
+COPY_ENTRY void *FN(copy_, _nt)(void *dst, const void *src, size_t n)
 {
 	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
@@ -496,8 +496,8 @@ static FM_ALWAYS_INLINE void *copy_big(u8 *d, const u8 *s, size_t n, size_t thr,
  * (with ERMS), and streaming stores from thr bytes on when the buffers do
  * not overlap.
  */
-ENTRY_ALIGN void *FN(copy_, _auto)(void *dst, const void *src, size_t n,
-				   size_t thr)
+COPY_ENTRY void *FN(copy_, _auto)(void *dst, const void *src, size_t n,
+				  size_t thr)
 {
 	RETURN_DST_EARLY(dst);
 	if (copy_small(dst, src, n))
@@ -538,12 +538,12 @@ static FM_ALWAYS_INLINE void *memmove_auto(void *dst, const void *src, size_t n)
 	return memmove_big(dst, src, n);
 }
 
-ENTRY_ALIGN void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
+COPY_ENTRY void *FN(memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
 	return memcpy_auto(dst, src, n);
 }
 
-ENTRY_ALIGN void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
+COPY_ENTRY void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
 {
 	return memmove_auto(dst, src, n);
 }
@@ -553,15 +553,14 @@ ENTRY_ALIGN void *FN(memmove_, _auto)(void *dst, const void *src, size_t n)
  * the top of the policy itself, so that a traced call makes no jump more
  * than an untraced one.
  */
-ENTRY_ALIGN void *FN(traced_memcpy_, _auto)(void *dst, const void *src,
-					    size_t n)
+COPY_ENTRY void *FN(traced_memcpy_, _auto)(void *dst, const void *src, size_t n)
 {
 	FM_TRACE_COPY(FM_OP_MEMCPY, FN(memcpy_, _auto), dst, src, n);
 	return memcpy_auto(dst, src, n);
 }
 
-ENTRY_ALIGN void *FN(traced_memmove_, _auto)(void *dst, const void *src,
-					     size_t n)
+COPY_ENTRY void *FN(traced_memmove_, _auto)(void *dst, const void *src,
+					    size_t n)
 {
 	FM_TRACE_COPY(FM_OP_MEMMOVE, FN(memmove_, _auto), dst, src, n);
 	return memmove_auto(dst, src, n);
