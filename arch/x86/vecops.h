@@ -41,12 +41,14 @@
 
 /*
  * The avx2 family's copy entry points on x86-64 have their jump targets on
- * 64 bytes, where the rest of the file has them on 32 (Makefile.am): the
+ * 64 bytes, where the rest of avx2.c has them on 32 (Makefile.am): the
  * block that starts the 65-256 B class, up to its 128 B test, is 57 bytes
- * of code.  On the Zen 3 guest hot copies of 96-256 B ran 1.10x faster;
- * the sets keep 32, on 64 their hot 96-128 B lost 8%
- * (docs/measurements/zen3-guest.md, "Jump targets on 32 bytes").  GCC
- * only: clang has no optimize attribute (nor takes -falign-jumps).
+ * of code.  On the Zen 3 guest hot aligned copies of 96-256 B ran
+ * 1.06-1.09x faster and of 1-3 B 1.10x, of 1 KiB 0.97x; the sets keep 32,
+ * on 64 their hot 96-128 B lost 8-12% (docs/measurements/zen3-guest.md,
+ * "Jump targets on 32 bytes").  Not measured on i386, where avx2.c keeps
+ * GCC's default alignment.  GCC only: clang has no optimize attribute (nor
+ * takes -falign-jumps).
  */
 #if VEC == 32 && defined(__x86_64__) && !defined(__clang__)
 #define COPY_ENTRY __attribute__((aligned(64), optimize("align-jumps=64")))
